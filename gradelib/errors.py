@@ -1,0 +1,42 @@
+"""The exceptions a caller of gradelib can act on."""
+
+from __future__ import annotations
+
+
+class GradelibError(Exception):
+    """Base of every error the kit raises on purpose."""
+
+
+class SubmissionError(GradelibError):
+    """A submission cannot be read: missing, not a folder or archive, unsafe to unpack."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class SandboxUnavailable(GradelibError):
+    """The sandbox cannot start at all on this machine (not: namespaces are off)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class RubricError(GradelibError):
+    """A rubric file is missing, malformed or does not match its take-home."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class UnknownTakehome(GradelibError):
+    """A take-home name the kit does not ship."""
+
+    def __init__(self, name: str, known: tuple[str, ...]) -> None:
+        super().__init__(f"unknown take-home {name!r}; known: {', '.join(known)}")
+        self.name = name
+        self.known = known

@@ -1,0 +1,94 @@
+"""Rubric line results and the per-submission report (the stable `--json` shape)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Outcome = Literal["pass", "fail", "error", "unverified", "needs_review"]
+Tier = Literal["weak", "acceptable", "strong"]
+OUTCOMES: tuple[Outcome, ...] = ("pass", "fail", "error", "unverified", "needs_review")
+TIERS: tuple[Tier, ...] = ("weak", "acceptable", "strong")
+
+
+@dataclass(frozen=True)
+class LineResult:
+    """One rubric line as the kit checked it."""
+
+    id: str
+    outcome: Outcome
+    message: str
+    evidence: Mapping[str, Any] = field(default_factory=dict)
+    points: float | None = None
+    max_points: float | None = None
+    tier: Tier | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The line in the shape of TAKEHOMES.md."""
+        return {
+            "id": self.id,
+            "outcome": self.outcome,
+            "points": self.points,
+            "max_points": self.max_points,
+            "tier": self.tier,
+            "message": self.message,
+            "evidence": dict(self.evidence),
+        }
+
+
+@dataclass(frozen=True)
+class Report:
+    """Every rubric line of one submission, plus measured facts."""
+
+    takehome: str
+    submission: str
+    lines: tuple[LineResult, ...]
+    facts: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def max_total(self) -> float | None:
+        """Sum of the lines' maximum points, or None when no line has points."""
+        maxima = [line.max_points for line in self.lines if line.max_points is not None]
+        return float(sum(maxima)) if maxima else None
+
+    @property
+    def total(self) -> float | None:
+        """Sum of points, or None while any pointed line still awaits a verdict."""
+        if self.max_total is None:
+            return None
+        pointed = [line for line in self.lines if line.max_points is not None]
+        if any(line.points is None for line in pointed):
+            return None
+        return float(sum(line.points or 0 for line in pointed))
+
+    def line(self, line_id: str) -> LineResult:
+        """The line with this id."""
+        for line in self.lines:
+            if line.id == line_id:
+                return line
+        raise KeyError(line_id)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report in the stable shape of TAKEHOMES.md."""
+        return {
+            "takehome": self.takehome,
+            "submission": self.submission,
+            "lines": [line.to_dict() for line in self.lines],
+            "facts": dict(self.facts),
+            "total": self.total,
+            "max_total": self.max_total,
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """`to_dict` as JSON text."""
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False, default=str)
+
+
+def outcome_counts(lines: Sequence[LineResult]) -> dict[str, int]:
+    """How many lines ended in each outcome."""
+    counts = {outcome: 0 for outcome in OUTCOMES}
+    for line in lines:
+        counts[line.outcome] += 1
+    return counts
