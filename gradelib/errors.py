@@ -40,3 +40,23 @@ class UnknownTakehome(GradelibError):
         super().__init__(f"unknown take-home {name!r}; known: {', '.join(known)}")
         self.name = name
         self.known = known
+
+
+class UnsafeFile(GradelibError):
+    """A candidate file the kit will not read: a link, not a regular file, or too large."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class ScenarioError(GradelibError):
+    """A gateway scenario file is unreadable or malformed, or has no scenario of that name."""
+
+    def __init__(self, path: str, reason: str, scenario: str | None = None) -> None:
+        where = f"{path} [{scenario}]" if scenario else path
+        super().__init__(f"{where}: {reason}")
+        self.path = path
+        self.reason = reason
+        self.scenario = scenario

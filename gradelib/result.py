@@ -88,7 +88,7 @@ class Report:
 
 def outcome_counts(lines: Sequence[LineResult]) -> dict[str, int]:
     """How many lines ended in each outcome."""
-    counts = {outcome: 0 for outcome in OUTCOMES}
+    counts: dict[str, int] = {outcome: 0 for outcome in OUTCOMES}
     for line in lines:
         counts[line.outcome] += 1
     return counts

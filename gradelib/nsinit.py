@@ -1,0 +1,338 @@
+"""The sandbox's first process: enter fresh namespaces, hand sockets back, start the command.
+
+Run by ``sandbox.py`` as ``python -I nsinit.py CONFIG_JSON CONTROL_FD``. It is a
+standalone, standard-library-only script on purpose: it runs before any
+candidate code, in a fresh single-threaded interpreter (``unshare(2)`` with a
+user namespace refuses multi-threaded callers), and must not import gradelib.
+
+Protocol on the control socket (AF_UNIX, SOCK_SEQPACKET, JSON messages):
+  -> {"event": "unavailable", "error": ...}        namespaces refused; exit 97
+  -> {"event": "ready", "sockets": [names...]}      + the listening fds (SCM_RIGHTS)
+  <- {"event": "go"}                                the grader serves them now
+  -> {"event": "started", "pid": host pid of the command's init}
+  -> {"event": "exit", "code": int | None, "signal": int | None}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import fcntl
+import json
+import os
+import resource
+import signal
+import socket
+import struct
+import sys
+import time
+from typing import Any
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+PR_SET_PDEATHSIG = 1
+SIOCGIFFLAGS = 0x8913
+SIOCSIFFLAGS = 0x8914
+IFF_UP = 0x1
+EXIT_UNAVAILABLE = 97
+EXIT_SETUP_FAILED = 98
+REPORT_FD = 3
+
+RLIMITS = {
+    "cpu_seconds": resource.RLIMIT_CPU,
+    "memory_bytes": resource.RLIMIT_DATA,
+    "processes": resource.RLIMIT_NPROC,
+    "file_bytes": resource.RLIMIT_FSIZE,
+    "open_files": resource.RLIMIT_NOFILE,
+}
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _send(ctrl: socket.socket, message: dict[str, Any], fds: list[int] | None = None) -> None:
+    data = json.dumps(message).encode()
+    if fds:
+        socket.send_fds(ctrl, [data], fds)
+    else:
+        ctrl.send(data)
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def enter_namespaces(as_root: bool) -> None:
+    """Unshare network, mount, PID, UTS and IPC namespaces (plus a user one if not root)."""
+    uid, gid = os.getuid(), os.getgid()
+    flags = CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWUTS | CLONE_NEWIPC
+    if not as_root:
+        flags |= CLONE_NEWUSER
+    _check(_libc.unshare(flags), "unshare")
+    if not as_root:
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"0 {uid} 1")
+        _write("/proc/self/gid_map", f"0 {gid} 1")
+
+
+def loopback_up() -> None:
+    """Bring `lo` up: a new network namespace starts with it down."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        request = struct.pack("16sH22x", b"lo", 0)
+        flags = struct.unpack("16sH22x", fcntl.ioctl(sock, SIOCGIFFLAGS, request))[1]
+        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags | IFF_UP))
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str = "") -> None:
+    _check(
+        _libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def arrange_mounts(config: dict[str, Any], notes: list[str]) -> None:
+    """Keep mounts private, point DNS at the grader's resolver, hide the reviewer's folders."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    resolv = config.get("resolv_conf")
+    if resolv:
+        try:
+            _mount(resolv, os.path.realpath("/etc/resolv.conf"), None, MS_BIND)
+        except OSError as exc:
+            notes.append(f"DNS names are not logged: {exc}")
+    keep = [os.path.realpath(p) for p in config.get("keep_visible", [])]
+    for hidden in config.get("hide", []):
+        real = os.path.realpath(hidden)
+        if not os.path.isdir(real) or any(k == real or k.startswith(real + "/") for k in keep):
+            continue
+        try:
+            _mount("tmpfs", real, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=755")
+        except OSError as exc:
+            notes.append(f"could not hide {real}: {exc}")
+
+
+def bind_listeners(config: dict[str, Any]) -> tuple[list[str], list[int]]:
+    """Bind the kit's server sockets inside the namespace, before any candidate code runs."""
+    names: list[str] = []
+    fds: list[int] = []
+    for spec in config.get("listen", []):
+        kind = socket.SOCK_DGRAM if spec["protocol"] == "udp" else socket.SOCK_STREAM
+        sock = socket.socket(socket.AF_INET, kind)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", spec["port"]))
+        if kind == socket.SOCK_STREAM:
+            sock.listen(128)
+        names.append(spec["name"])
+        fds.append(sock.detach())
+    return names, fds
+
+
+def set_limits(limits: dict[str, int]) -> None:
+    """Apply resource limits to this process (inherited by the command)."""
+    for name, value in limits.items():
+        which = RLIMITS.get(name)
+        if which is not None and value:
+            # A hard CPU limit above the soft one lets SIGXCPU (a readable cause) arrive first.
+            hard = value + 1 if which == resource.RLIMIT_CPU else value
+            resource.setrlimit(which, (value, hard))
+
+
+def exec_command(config: dict[str, Any], report_fd: int | None = None) -> None:
+    """Become the candidate's command: limits, umask, working folder, then exec."""
+    if config["isolate"]:
+        os.setsid()  # without a PID namespace the supervisor's session is what the kit kills
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    if config.get("cpus"):
+        os.sched_setaffinity(0, config["cpus"])
+    os.umask(config.get("umask", 0o022))
+    set_limits(config.get("limits", {}))
+    os.chdir(config["cwd"])
+    if report_fd is not None:
+        os.dup2(report_fd, REPORT_FD)  # dup2 clears close-on-exec: the wrapper writes here
+    argv = config["argv"]
+    os.execve(argv[0], argv, config["env"])
+
+
+def run_init(config: dict[str, Any]) -> int:
+    """PID 1 of the new PID namespace: start the command, reap orphans, report its status."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    # Containers with a masked /proc refuse a new one; the host's view then stays.
+    with contextlib.suppress(OSError):
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    if config.get("hostname"):
+        _libc.sethostname(config["hostname"].encode(), len(config["hostname"]))
+    # Returning ends PID 1, and the kernel kills whatever the command left behind.
+    return start_and_supervise(config, inside_pid_namespace=True)
+
+
+def start_and_supervise(config: dict[str, Any], *, inside_pid_namespace: bool) -> int:
+    """Fork the command (with the exit-report pipe when traced) and supervise it."""
+    traced = bool(config.get("traced"))
+    read_end, write_end = os.pipe() if traced else (None, None)
+    child = os.fork()
+    if child == 0:
+        try:
+            if read_end is not None:
+                os.close(read_end)
+            exec_command(config, write_end)
+        finally:
+            os._exit(127)
+    if write_end is not None:
+        os.close(write_end)
+    return supervise(child, read_end, inside_pid_namespace=inside_pid_namespace)
+
+
+def _kill_others(keep: set[int], tracer: int | None) -> None:
+    """End everything the command left running, but the tracer (so it can flush its log)."""
+    if tracer is not None:  # no PID namespace: the tracer's descendants are all we can name
+        for pid in _descendants(tracer):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        return
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in keep:
+            with contextlib.suppress(OSError):
+                os.kill(int(name), signal.SIGKILL)
+
+
+def _descendants(root: int) -> list[int]:
+    parents: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                ppid = int(handle.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        parents.setdefault(ppid, []).append(int(name))
+    found, stack = [], list(parents.get(root, []))
+    while stack:
+        pid = stack.pop()
+        found.append(pid)
+        stack += parents.get(pid, [])
+    return found
+
+
+def supervise(first: int, report: int | None, *, inside_pid_namespace: bool) -> int:
+    """Wait for the command; under strace, end leftovers once the command itself has exited.
+
+    strace -f only exits when every traced process has, so a detached grandchild would keep
+    a finished command "running" until the timeout. Under strace the command runs in a small
+    shell wrapper that writes its exit status to the `report` pipe.
+    """
+    reported: int | None = None
+    deadline: float | None = None
+    buffer = b""
+    if report is not None:
+        os.set_blocking(report, False)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return 127 if reported is None else reported
+        if pid == first:
+            return _encode(status) if reported is None else reported
+        if pid:
+            continue  # an orphan reparented to us: reaped
+        if report is not None and reported is None:
+            try:
+                chunk = os.read(report, 64)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                buffer += chunk
+            if chunk == b"" or b"\n" in buffer:
+                text = buffer.decode(errors="replace").strip()
+                reported = int(text) if text.isdigit() else 127
+                _kill_others({first, os.getpid()}, None if inside_pid_namespace else first)
+                deadline = time.monotonic() + 5
+        if deadline is not None and time.monotonic() > deadline:
+            with contextlib.suppress(OSError):
+                os.kill(first, signal.SIGKILL)
+        time.sleep(0.01)
+
+
+def _encode(status: int) -> int:
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def main(argv: list[str]) -> int:
+    """Entry point; see the module docstring for the protocol."""
+    config = json.loads(argv[1])
+    ctrl = socket.socket(fileno=int(argv[2]))
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    notes: list[str] = []
+    isolate = config["isolate"]
+    if isolate:
+        try:
+            enter_namespaces(as_root=bool(config.get("as_root")))
+        except OSError as exc:
+            _send(ctrl, {"event": "unavailable", "error": str(exc), "errno": exc.errno})
+            return EXIT_UNAVAILABLE
+        try:
+            loopback_up()
+            arrange_mounts(config, notes)
+            names, fds = bind_listeners(config)
+        except OSError as exc:
+            _send(ctrl, {"event": "unavailable", "error": f"namespace setup failed: {exc}"})
+            return EXIT_UNAVAILABLE
+    else:
+        names, fds = [], []
+    _send(ctrl, {"event": "ready", "sockets": names, "notes": notes}, fds)
+    for fd in fds:
+        os.close(fd)
+    go = json.loads(ctrl.recv(65536) or b"{}")
+    if go.get("event") != "go":
+        return EXIT_SETUP_FAILED
+    pid = os.fork()
+    if pid == 0:
+        ctrl.close()
+        if isolate:
+            os._exit(run_init(config))
+        os.setsid()
+        os._exit(start_and_supervise(config, inside_pid_namespace=False))
+    _send(ctrl, {"event": "started", "pid": pid})
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except ChildProcessError:
+            status = 127 << 8
+            break
+    code = _encode(status)
+    try:
+        _send(ctrl, {"event": "exit", "code": code})
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,58 @@
+"""Shared fixtures: small submissions written on the fly, and the sample cohort's location."""
+
+from __future__ import annotations
+
+import os
+import stat
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = ROOT / "submissions"
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    """Write {relative path: text} under root; `run.sh` and `*.sh` become executable."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+        if rel.endswith(".sh"):
+            path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return root
+
+
+@pytest.fixture
+def make_submission(tmp_path: Path) -> Callable[[str, dict[str, str]], Path]:
+    """Build a throwaway submission folder from a dict of files."""
+
+    def make(name: str, files: dict[str, str]) -> Path:
+        return write_tree(tmp_path / name, files)
+
+    return make
+
+
+@pytest.fixture(autouse=True)
+def _reviewer_secret(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs with a reviewer credential set, which must never reach candidate code."""
+    secret = "sk-reviewer-secret-do-not-leak"
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    return secret
+
+
+def processes_matching(marker: str) -> list[int]:
+    """PIDs whose command line contains marker."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = (Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(int(pid))
+    return found
