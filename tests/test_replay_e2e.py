@@ -1,0 +1,162 @@
+"""The five replay checks, end to end: real submissions, real sandbox, real model stub."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tomllib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES
+
+from gradelib import cli, ingest
+from gradelib.result import Report
+from gradelib.sandbox import Limits
+from gradelib.takehomes import replay
+
+pytestmark = pytest.mark.e2e
+EXPECTED = tomllib.loads((Path(__file__).parent / "expected_replay.toml").read_text())
+REPLAY_SAMPLES = SAMPLES / "replay"
+LINE_IDS = ["identical", "offline", "missing_fixture", "record", "volatile"]
+
+
+@pytest.fixture(scope="module")
+def cohort() -> dict[str, Report]:
+    """Every sample graded once, two at a time."""
+    names = sorted(EXPECTED)
+    with ThreadPoolExecutor(2) as pool:
+        reports = list(pool.map(lambda n: replay.check(REPLAY_SAMPLES / n), names))
+    return dict(zip(names, reports, strict=True))
+
+
+def test_every_sample_is_listed_in_the_expectations() -> None:
+    on_disk = sorted(p.name for p in REPLAY_SAMPLES.iterdir() if p.is_dir())
+    assert on_disk == sorted(EXPECTED)
+    assert len(on_disk) >= 7
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED), ids=str)
+def test_sample_gets_exactly_its_expected_verdicts(cohort: dict[str, Report], name: str) -> None:
+    report = cohort[name]
+    got = {line.id: line.outcome for line in report.lines}
+    assert [line.id for line in report.lines] == LINE_IDS
+    assert got == EXPECTED[name], {line.id: line.message for line in report.lines}
+    for line in report.lines:
+        assert line.message and "\n" not in line.message
+
+
+def test_clean_samples_score_100(cohort: dict[str, Report]) -> None:
+    clean = [name for name, lines in EXPECTED.items() if set(lines.values()) == {"pass"}]
+    assert clean
+    for name in clean:
+        assert cohort[name].total == 100.0
+        assert cohort[name].max_total == 100.0
+
+
+def test_failures_carry_the_evidence_a_reviewer_needs(cohort: dict[str, Report]) -> None:
+    by_cause = {cohort[n].line("identical").evidence.get("cause") for n in cohort}
+    assert {"timestamp", "random_id", "ordering"} <= by_cause
+    for name, report in cohort.items():
+        identical = report.line("identical")
+        if identical.outcome == "fail":
+            assert identical.evidence["unified_diff"].startswith("---"), name
+            assert identical.evidence["json_changes"], name
+        offline = report.line("offline")
+        if offline.outcome == "fail":
+            attempts = offline.evidence["attempts"]
+            assert attempts and all(a["port"] for a in attempts)
+            assert any(a["host"] for a in attempts), "the DNS name of a live call is shown"
+        volatile_line = report.line("volatile")
+        if volatile_line.outcome == "fail":
+            assert volatile_line.evidence["findings"] or volatile_line.evidence["changed_between_runs"]
+
+
+def test_report_json_has_the_stable_shape(cohort: dict[str, Report]) -> None:
+    data = json.loads(cohort["amara-okafor"].to_json())
+    assert set(data) == {"takehome", "submission", "lines", "facts", "total", "max_total"}
+    assert data["takehome"] == "replay" and data["submission"] == "amara-okafor"
+    for line in data["lines"]:
+        assert set(line) == {"id", "outcome", "points", "max_points", "tier", "message", "evidence"}
+    assert data["facts"]["tickets_match_handout"] is True
+
+
+def _copy_sample(name: str, dest: Path) -> Path:
+    return Path(shutil.copytree(REPLAY_SAMPLES / name, dest / name, symlinks=True))
+
+
+def test_a_sample_renamed_and_moved_gets_the_same_verdicts(cohort: dict[str, Report], tmp_path: Path) -> None:
+    """Nothing in the checks knows the samples' names or paths."""
+    copy = Path(shutil.copytree(REPLAY_SAMPLES / "gus-lindqvist", tmp_path / "candidate-42"))
+    report = replay.check(copy)
+    assert report.submission == "candidate-42"
+    assert {line.id: line.outcome for line in report.lines} == EXPECTED["gus-lindqvist"]
+
+
+def test_missing_run_sh_is_a_clear_error_on_every_line(make_submission: Callable[..., Path]) -> None:
+    sub = make_submission("no-runner", {"tickets.json": "[]", "cassettes/a.json": "{}", "main.py": "print(1)"})
+    report = replay.check(sub)
+    assert {line.outcome for line in report.lines} == {"error"}
+    assert all("no run.sh" in line.message for line in report.lines)
+    assert report.total == 0.0
+
+
+def test_a_hanging_replay_is_an_error_bounded_in_time(tmp_path: Path) -> None:
+    sub = _copy_sample("amara-okafor", tmp_path)
+    (sub / "run.sh").write_text("#!/usr/bin/env bash\nsleep 1000\n")
+    short = Limits(wall_seconds=2)
+    report = replay.check(sub, replay_limits=short, record_limits=short)
+    identical = report.line("identical")
+    assert identical.outcome == "error"
+    assert "timeout" in identical.message
+    assert report.line("record").outcome == "fail"  # running out of time is what (b) looks for
+
+
+def test_a_replay_that_phones_home_fails_offline_with_the_address(tmp_path: Path) -> None:
+    sub = _copy_sample("amara-okafor", tmp_path)
+    original = (sub / "run.sh").read_text()
+    (sub / "run.sh").write_text(
+        original.replace(
+            "set -euo pipefail",
+            "set -euo pipefail\npython3 -c \"import socket\ntry: socket.create_connection(('203.0.113.9', 8443), 1)\n"
+            'except OSError: pass" || true',
+            1,
+        )
+    )
+    report = replay.check(sub, record_limits=Limits(wall_seconds=60))
+    offline = report.line("offline")
+    assert offline.outcome == "fail"
+    assert "203.0.113.9:8443" in offline.message
+    assert report.line("identical").outcome == "pass", "a swallowed attempt leaves the output identical"
+
+
+def test_archives_and_bundles_grade_like_the_folder(tmp_path: Path) -> None:
+    sub = _copy_sample("chen-wei", tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(sub)]
+    subprocess.run(["git", "init", "-q", str(sub)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "take-home"], check=True)
+    bundle = tmp_path / "chen-wei.bundle"
+    subprocess.run([*git, "bundle", "create", "-q", str(bundle), "--all"], check=True)
+    archive = shutil.make_archive(str(tmp_path / "zipped" / "chen-wei"), "zip", tmp_path, "chen-wei")
+    for path in (bundle, Path(archive)):
+        with ingest.open_submission(path) as unpacked:
+            report = replay.check(unpacked.path, name=unpacked.name)
+        assert {line.id: line.outcome for line in report.lines} == EXPECTED["chen-wei"], path.name
+
+
+def test_cli_check_json_prints_the_stable_shape(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["check", "replay", str(REPLAY_SAMPLES / "gus-lindqvist"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["submission"] == "gus-lindqvist"
+    assert [line["id"] for line in data["lines"]] == LINE_IDS
+    assert data["lines"][0]["outcome"] == "fail" and data["total"] == 70.0
+
+
+def test_cli_reports_a_missing_submission_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["check", "replay", "/nonexistent/submission"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("gradelib: ") and "does not exist" in err and "Traceback" not in err
