@@ -1,0 +1,187 @@
+"""Safe HTML and terminal views of reports and their evidence.
+
+Everything a candidate wrote (output, file names, labels, diffs) is escaped
+here; nothing from a submission ever reaches a notebook or HTML report as
+markup or script.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from gradelib.result import LineResult, Report
+
+OUTCOME_COLOURS = {
+    "pass": "#1a7f37",
+    "fail": "#cf222e",
+    "error": "#9a6700",
+    "unverified": "#6e7781",
+    "needs_review": "#8250df",
+}
+OUTCOME_SYMBOLS = {
+    "pass": "PASS",
+    "fail": "FAIL",
+    "error": "ERROR",
+    "unverified": "UNVERIFIED",
+    "needs_review": "REVIEW",
+}
+MAX_TABLE_ROWS = 60
+MAX_TEXT_CHARS = 20_000
+STYLE = """<style>
+.gl-card{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:6px 0;font-family:sans-serif}
+.gl-badge{color:#fff;border-radius:4px;padding:1px 6px;font-weight:600;font-size:90%}
+.gl-card table{border-collapse:collapse;font-size:90%;margin:4px 0}
+.gl-card td,.gl-card th{border:1px solid #d0d7de;padding:2px 6px;text-align:left;vertical-align:top}
+.gl-card pre{background:#f6f8fa;padding:6px;overflow:auto;max-height:28em;font-size:85%;white-space:pre-wrap}
+.gl-line{display:block}.gl-add{background:#dafbe1}.gl-del{background:#ffebe9}.gl-hunk{color:#8250df}
+.gl-key{font-weight:600;margin-top:6px}
+</style>"""
+
+
+@dataclass(frozen=True)
+class Html:
+    """A block of HTML the notebook displays as such (built only from escaped parts)."""
+
+    body: str
+    text: str = ""  # what a terminal or the notebook's plain-text output shows
+
+    def _repr_html_(self) -> str:
+        return self.body
+
+    def __repr__(self) -> str:
+        return self.text or "(HTML view)"
+
+    def __str__(self) -> str:
+        return self.body
+
+
+def esc(value: object) -> str:
+    """Escape any value for HTML text or attributes."""
+    return html.escape(str(value), quote=True)
+
+
+def _truncate(text: str) -> str:
+    if len(text) <= MAX_TEXT_CHARS:
+        return text
+    return text[:MAX_TEXT_CHARS] + f"\n[... {len(text) - MAX_TEXT_CHARS} more characters]"
+
+
+def diff_html(unified: str) -> str:
+    """A unified diff with added / removed lines highlighted."""
+    rows = []
+    for line in _truncate(unified).splitlines():
+        cls = "gl-add" if line.startswith("+") and not line.startswith("+++") else ""
+        cls = "gl-del" if line.startswith("-") and not line.startswith("---") else cls
+        cls = "gl-hunk" if line.startswith("@@") else cls
+        rows.append(f'<span class="gl-line {cls}">{esc(line) or "&nbsp;"}</span>')
+    return "<pre>" + "".join(rows) + "</pre>"
+
+
+def table_html(rows: Sequence[Mapping[str, Any]]) -> str:
+    """Rows of dicts as an HTML table (columns from all rows, values escaped)."""
+    columns: list[str] = []
+    for row in rows:
+        columns += [k for k in row if k not in columns]
+    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{_cell(row.get(c))}</td>" for c in columns) + "</tr>" for row in rows[:MAX_TABLE_ROWS]
+    )
+    more = f"<p>... and {len(rows) - MAX_TABLE_ROWS} more rows</p>" if len(rows) > MAX_TABLE_ROWS else ""
+    return f"<table><tr>{head}</tr>{body}</table>{more}"
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        return f"<code>{esc(json.dumps(value, default=str)[:300])}</code>"
+    return esc(str(value)[:300])
+
+
+def evidence_html(evidence: Any, key: str = "") -> str:
+    """Any evidence value, readably: diffs highlighted, lists of records as tables, text as <pre>."""
+    if key == "unified_diff" and isinstance(evidence, str):
+        return diff_html(evidence) if evidence else "<p>(no difference)</p>"
+    if isinstance(evidence, Mapping):
+        parts = []
+        for sub_key, value in evidence.items():
+            if value in (None, "", [], {}):
+                continue
+            parts.append(f'<div class="gl-key">{esc(sub_key.replace("_", " "))}</div>{evidence_html(value, sub_key)}')
+        return "".join(parts)
+    if isinstance(evidence, list):
+        if evidence and all(isinstance(item, Mapping) for item in evidence):
+            if all(
+                not isinstance(v, (dict, list)) or k in ("connections", "dns_names")
+                for item in evidence
+                for k, v in item.items()
+            ):
+                return table_html(evidence)
+            return "".join(f"<div>{evidence_html(item)}</div>" for item in evidence)
+        return "<ul>" + "".join(f"<li>{esc(item)}</li>" for item in evidence[:MAX_TABLE_ROWS]) + "</ul>"
+    if isinstance(evidence, str) and ("\n" in evidence or len(evidence) > 120):
+        return f"<pre>{esc(_truncate(evidence))}</pre>"
+    return f"<span>{esc(evidence)}</span>"
+
+
+def badge(outcome: str) -> str:
+    """A coloured outcome label."""
+    colour = OUTCOME_COLOURS.get(outcome, "#6e7781")
+    return f'<span class="gl-badge" style="background:{colour}">{esc(OUTCOME_SYMBOLS.get(outcome, outcome))}</span>'
+
+
+def _points(line: LineResult) -> str:
+    if line.max_points is None:
+        return line.tier or ""
+    shown = "?" if line.points is None else f"{line.points:g}"
+    return f"{shown} / {line.max_points:g}"
+
+
+def line_html(line: LineResult, title: str = "") -> Html:
+    """One rubric line as a card: verdict, message, then the evidence."""
+    heading = f"{badge(line.outcome)} <b>{esc(title or line.id)}</b> &nbsp; {esc(_points(line))}"
+    tier = f" &nbsp; suggested tier: <b>{esc(line.tier)}</b>" if line.tier else ""
+    body = evidence_html(line.evidence)
+    details = f"<details open><summary>evidence</summary>{body}</details>" if body else ""
+    text = _plain(
+        f"{OUTCOME_SYMBOLS.get(line.outcome, line.outcome)} {title or line.id} {_points(line)}: {line.message}"
+    )
+    return Html(f'{STYLE}<div class="gl-card">{heading}{tier}<p>{esc(line.message)}</p>{details}</div>', text)
+
+
+def report_html(report: Report, titles: Mapping[str, str] | None = None) -> Html:
+    """The score table of a report."""
+    titles = titles or {}
+    rows = "".join(
+        f"<tr><td>{esc(titles.get(line.id, line.id))}</td><td>{badge(line.outcome)}</td>"
+        f"<td>{esc(_points(line))}</td><td>{esc(line.message)}</td></tr>"
+        for line in report.lines
+    )
+    total = "awaiting review" if report.total is None else f"{report.total:g}"
+    maximum = "" if report.max_total is None else f" / {report.max_total:g}"
+    return Html(
+        f'{STYLE}<div class="gl-card"><b>{esc(report.takehome)}: {esc(report.submission)}</b>'
+        f"<table><tr><th>line</th><th>outcome</th><th>points</th><th>message</th></tr>{rows}"
+        f"<tr><th>total</th><th></th><th>{esc(total + maximum)}</th><th></th></tr></table></div>",
+        report_text(report),
+    )
+
+
+def report_text(report: Report) -> str:
+    """The report as terminal lines (plain text; control characters removed)."""
+    lines = [f"{report.takehome}: {_plain(report.submission)}"]
+    for line in report.lines:
+        lines.append(f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {_points(line):<10} {_plain(line.message)}")
+    total = "awaiting review" if report.total is None else f"{report.total:g}"
+    maximum = "" if report.max_total is None else f" / {report.max_total:g}"
+    lines.append(f"  total: {total}{maximum}")
+    return "\n".join(lines)
+
+
+def _plain(text: str) -> str:
+    """Text safe for a terminal: no escape sequences or other control characters."""
+    return "".join(ch if ch.isprintable() or ch == " " else "?" for ch in text)
