@@ -1,0 +1,627 @@
+"""The kit's fake payment gateway: scripted scenarios, dedupe by key, a request log and counts."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import http
+import json
+import math
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+import tomllib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from email.message import Message
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Literal, cast
+from urllib.parse import urlsplit
+
+from gradelib.errors import ScenarioError
+
+KeySource = Literal["body", "header", "none"]
+DEFAULT_SCENARIO = "transient"
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8099
+CHARGE_PATH = "/charge"
+COUNTS_PATH = "/counts"
+REQUESTS_PATH = "/requests"
+KEY_FIELD = "idempotencyKey"
+KEY_HEADER = "Idempotency-Key"
+PACKAGED_SCENARIOS = ("payments", "scenarios.toml")
+SCENARIO_FIELDS = frozenset({"description", "steps"})
+STEP_FIELDS = frozenset({"status", "delay", "hang", "charge"})
+# Bounds, so a flooding or hostile client cannot exhaust the grader's memory or threads.
+MAX_LOGGED_REQUESTS = 10_000
+MAX_TRACKED_KEYS = 100_000
+MAX_OPEN_CONNECTIONS = 256
+MAX_KEY_CHARS = 255
+MAX_BODY_BYTES = 64 * 1024
+MAX_LOGGED_HEADERS = 64
+MAX_HEADER_CHARS = 1024
+MAX_AMOUNT_CHARS = 200
+# A client that stops sending mid-request frees its thread after this many seconds.
+CLIENT_TIMEOUT_SECONDS = 30.0
+POLL_INTERVAL_SECONDS = 0.05
+# On exit, in-flight answers get this long to finish before their connections are cut.
+STOP_GRACE_SECONDS = 0.5
+
+
+@dataclass(frozen=True)
+class Step:
+    """What the gateway does with the Nth charge request of a scenario; the last step repeats."""
+
+    status: int
+    delay: float = 0.0
+    hang: bool = False
+    charge: bool = True
+
+    @property
+    def moves_money(self) -> bool:
+        """True when a request meeting this step is charged (2xx or hung, and charge is on)."""
+        return self.charge and (self.hang or 200 <= self.status < 300)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A named script of gateway behaviour."""
+
+    name: str
+    description: str
+    steps: tuple[Step, ...]
+
+    def step(self, index: int) -> Step:
+        """The step for the request with this 0-based index (the last step repeats)."""
+        return self.steps[min(index, len(self.steps) - 1)]
+
+
+@dataclass(frozen=True)
+class GatewayRequest:
+    """One `POST /charge` as the gateway saw it and answered it."""
+
+    index: int
+    time: float  # monotonic seconds since the gateway started serving
+    method: str
+    path: str
+    key: str | None
+    key_source: KeySource
+    amount: object  # as sent (long values are cut short)
+    headers: Mapping[str, str]  # lower-case names
+    status: int | None  # None when hung
+    charged: bool
+    deduped: bool
+    attempt: int  # 1-based per key; a request without a key is its own call
+
+    def to_dict(self) -> dict[str, Any]:
+        """The request as JSON-ready data."""
+        data = {item.name: getattr(self, item.name) for item in fields(self)}
+        return {**data, "headers": dict(self.headers)}
+
+
+@dataclass(frozen=True)
+class GatewayCounts:
+    """What arrived, how many keys it carried, and how often money moved."""
+
+    requests: int
+    distinct_keys: int
+    charges: int
+
+    def to_dict(self) -> dict[str, int]:
+        """The counts as JSON-ready data."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    key: str | None
+    key_source: KeySource
+    amount: object
+    problem: tuple[int, str] | None
+
+
+@dataclass(frozen=True)
+class _Answer:
+    status: int | None  # None: hold the connection, never answer
+    payload: Mapping[str, Any]
+    delay: float
+
+
+def load_scenarios(path: Path | None = None) -> dict[str, Scenario]:
+    """Read a scenarios TOML file (default: the packaged one) into Scenario values by name."""
+    if path is None:
+        resource = resources.files("gradelib.takehomes").joinpath(*PACKAGED_SCENARIOS)
+        where, text = str(resource), resource.read_text(encoding="utf-8")
+    else:
+        where = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ScenarioError(where, f"cannot read scenarios file: {exc}") from exc
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(where, f"not valid TOML: {exc}") from exc
+    tables = data.get("scenarios")
+    if not isinstance(tables, dict) or not tables:
+        raise ScenarioError(where, "no [scenarios.NAME] tables")
+    return {name: _parse_scenario(where, name, table) for name, table in tables.items()}
+
+
+def _parse_scenario(where: str, name: str, table: object) -> Scenario:
+    def bad(reason: str) -> ScenarioError:
+        return ScenarioError(where, reason, scenario=name)
+
+    if not isinstance(table, dict):
+        raise bad("must be a table")
+    if unknown := sorted(set(table) - SCENARIO_FIELDS):
+        raise bad(f"unknown field(s) {', '.join(unknown)}")
+    description, raw_steps = table.get("description", ""), table.get("steps")
+    if not isinstance(description, str):
+        raise bad("description must be a string")
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise bad("steps must be a non-empty array of tables")
+    steps: list[Step] = []
+    for number, raw in enumerate(raw_steps):
+        if not isinstance(raw, dict):
+            raise bad(f"step {number} must be a table")
+        if unknown := sorted(set(raw) - STEP_FIELDS):
+            raise bad(f"step {number}: unknown field(s) {', '.join(unknown)}")
+        status, delay = raw.get("status"), raw.get("delay", 0.0)
+        hang, charge = raw.get("hang", False), raw.get("charge", True)
+        if type(status) is not int or not 100 <= status <= 599:
+            raise bad(f"step {number}: status must be an integer from 100 to 599")
+        if type(delay) not in (int, float) or not math.isfinite(delay) or delay < 0:
+            raise bad(f"step {number}: delay must be a number of seconds >= 0")
+        if not isinstance(hang, bool) or not isinstance(charge, bool):
+            raise bad(f"step {number}: hang and charge must be true or false")
+        steps.append(Step(status=status, delay=float(delay), hang=hang, charge=charge))
+    return Scenario(name=name, description=" ".join(description.split()), steps=tuple(steps))
+
+
+def _bounded(value: object) -> object:
+    """The value as sent, or its JSON text cut short when it is long."""
+    text = json.dumps(value)
+    return value if len(text) <= MAX_AMOUNT_CHARS else text[:MAX_AMOUNT_CHARS] + "..."
+
+
+def _valid_key(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= MAX_KEY_CHARS
+
+
+def _parse_charge(raw: bytes, header_key: str | None) -> _Parsed:
+    """Key, key source, amount and (status, reason) of any problem in a charge request."""
+    try:
+        body: Any = json.loads(raw)
+    except (ValueError, RecursionError):
+        body = None
+    key: str | None = None
+    source: KeySource = "none"
+    problem: tuple[int, str] | None = None
+    if isinstance(body, dict) and body.get(KEY_FIELD) is not None:
+        key, source = body[KEY_FIELD], "body"
+        if not _valid_key(key):
+            key, source = None, "none"
+            problem = (400, f"{KEY_FIELD} must be a string of 1 to {MAX_KEY_CHARS} characters")
+    elif header_key:
+        key, source = header_key, "header"
+        if not _valid_key(key):
+            key, source = None, "none"
+            problem = (400, f"{KEY_HEADER} must be 1 to {MAX_KEY_CHARS} characters")
+    amount = body.get("amount") if isinstance(body, dict) else None
+    if not isinstance(body, dict):
+        problem = (400, "body must be a JSON object")
+    elif "amount" not in body:
+        problem = (400, "amount is required")
+    elif type(amount) not in (int, float) or not math.isfinite(cast(float, amount)):
+        problem = (400, "amount must be a number")
+    elif cast(float, amount) < 0:
+        problem = (400, "amount must not be negative")
+    return _Parsed(key, source, _bounded(amount), problem)
+
+
+def _error(status: int, reason: str | None = None) -> dict[str, Any]:
+    if reason is None:
+        with contextlib.suppress(ValueError):
+            reason = http.HTTPStatus(status).phrase.lower()
+    return {"ok": False, "error": reason or f"status {status}"}
+
+
+class Gateway:
+    """A fake payment gateway that follows a scenario and records every charge request."""
+
+    def __init__(
+        self,
+        scenario: Scenario | str = DEFAULT_SCENARIO,
+        *,
+        on_request: Callable[[GatewayRequest], None] | None = None,
+        on_counts: Callable[[GatewayCounts], None] | None = None,
+    ) -> None:
+        if isinstance(scenario, str):
+            known = load_scenarios()
+            if scenario not in known:
+                names = ", ".join(sorted(known))
+                where = "/".join(PACKAGED_SCENARIOS)
+                raise ScenarioError(where, f"no such scenario; known: {names}", scenario=scenario)
+            scenario = known[scenario]
+        self.scenario = scenario
+        self.on_request = on_request
+        self.on_counts = on_counts
+        self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
+        self._stop = threading.Event()
+        self._log: list[GatewayRequest] = []
+        self._total = 0
+        self._steps_used = 0
+        self._attempts: dict[str, int] = {}
+        self._charged: dict[str, Mapping[str, Any]] = {}
+        self._charges = 0
+        self._started: float | None = None
+        self._serving = False
+
+    @property
+    def requests(self) -> tuple[GatewayRequest, ...]:
+        """The logged charge requests in arrival order (the first MAX_LOGGED_REQUESTS)."""
+        with self._lock:
+            return tuple(self._log)
+
+    @property
+    def unlogged(self) -> int:
+        """How many requests arrived after the log was full (counted, not kept)."""
+        with self._lock:
+            return self._total - len(self._log)
+
+    def counts(self) -> GatewayCounts:
+        """Requests that arrived, distinct keys they carried, and charges actually made."""
+        with self._lock:
+            return GatewayCounts(self._total, len(self._attempts), self._charges)
+
+    def wait_for_requests(self, n: int, timeout: float) -> bool:
+        """Block until n charge requests have arrived (hung ones too); False on timeout."""
+        with self._arrived:
+            return self._arrived.wait_for(lambda: self._total >= n, timeout)
+
+    @contextlib.contextmanager
+    def serve(self, sock: socket.socket) -> Iterator[Gateway]:
+        """Serve HTTP on an already bound, listening socket until the block exits, then close it."""
+        with self._lock:
+            if self._serving:
+                raise RuntimeError("this Gateway is already serving")
+            self._serving = True
+            self._stop.clear()
+            if self._started is None:
+                self._started = time.monotonic()
+        try:
+            server = _GatewayServer(sock, self)
+        except BaseException:
+            with self._lock:
+                self._serving = False
+            raise
+        thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": POLL_INTERVAL_SECONDS},
+            name="gradelib-gateway",
+            daemon=True,
+        )
+        thread.start()
+        try:
+            yield self
+        finally:
+            try:
+                self._stop.set()  # releases hung and delayed requests
+                server.shutdown()
+                server.cut_connections(STOP_GRACE_SECONDS)
+                server.server_close()
+                thread.join(timeout=5)
+            finally:
+                with self._lock:
+                    self._serving = False
+
+    def _charge(self, headers: Mapping[str, str], parsed: _Parsed) -> _Answer:
+        """Record one charge request and decide the answer, under the lock so keys never race."""
+        with self._lock:
+            key, problem, attempt = parsed.key, parsed.problem, 1
+            if key is not None:
+                if key in self._attempts or len(self._attempts) < MAX_TRACKED_KEYS:
+                    attempt = self._attempts[key] = self._attempts.get(key, 0) + 1
+                else:
+                    key, problem = None, (429, "too many distinct keys")
+            charged = deduped = False
+            if problem is not None:
+                answer = _Answer(problem[0], _error(*problem), 0.0)
+            else:
+                step = self.scenario.step(self._steps_used)
+                self._steps_used += 1
+                status = None if step.hang else step.status
+                original = self._charged.get(key) if key is not None else None
+                if original is not None:
+                    deduped = True
+                    answer = _Answer(200, original, 0.0)
+                elif step.moves_money:
+                    self._charges += 1
+                    charged = True
+                    payload = {
+                        "ok": True,
+                        "chargeId": f"ch_{self._charges}",
+                        "amount": parsed.amount,
+                        KEY_FIELD: key,
+                    }
+                    if key is not None:
+                        self._charged[key] = payload
+                    answer = _Answer(status, payload, step.delay)
+                else:
+                    answer = _Answer(status, _error(step.status), step.delay)
+            started = self._started if self._started is not None else time.monotonic()
+            request = GatewayRequest(
+                index=self._total,
+                time=round(time.monotonic() - started, 6),
+                method="POST",
+                path=CHARGE_PATH,
+                key=key,
+                key_source=parsed.key_source if key is not None else "none",
+                amount=parsed.amount,
+                headers=MappingProxyType(dict(headers)),
+                status=answer.status,
+                charged=charged,
+                deduped=deduped,
+                attempt=attempt,
+            )
+            self._total += 1
+            if len(self._log) < MAX_LOGGED_REQUESTS:
+                self._log.append(request)
+            self._arrived.notify_all()
+        if self.on_request is not None:
+            with contextlib.suppress(Exception):
+                self.on_request(request)
+        return answer
+
+
+def _client_gone(conn: socket.socket) -> bool:
+    """True when the peer has closed or reset the connection."""
+    try:
+        readable, _, _ = select.select([conn], [], [], 0)
+        return bool(readable) and conn.recv(1, socket.MSG_PEEK) == b""
+    except (OSError, ValueError):
+        return True
+
+
+def _logged_headers(headers: Message) -> dict[str, str]:
+    logged: dict[str, str] = {}
+    for name, value in list(headers.items())[:MAX_LOGGED_HEADERS]:
+        name, value = name.lower(), str(value)[:MAX_HEADER_CHARS]
+        logged[name] = f"{logged[name]}, {value}" if name in logged else value
+    return logged
+
+
+class _GatewayServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, sock: socket.socket, gateway: Gateway) -> None:
+        super().__init__(sock.getsockname()[:2], _GatewayHandler, bind_and_activate=False)
+        # Swap in the caller's socket: it may have been bound in another network namespace.
+        self.socket.close()
+        self.socket = sock
+        self.server_address = sock.getsockname()
+        self.gateway = gateway
+        self._open: set[socket.socket] = set()
+        self._open_changed = threading.Condition()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        with self._open_changed:
+            full = len(self._open) >= MAX_OPEN_CONNECTIONS
+            if not full:
+                self._open.add(request)
+        if full:
+            self.shutdown_request(request)
+        else:
+            super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        with self._open_changed:
+            self._open.discard(request)
+            self._open_changed.notify_all()
+        super().shutdown_request(request)
+
+    def cut_connections(self, grace: float) -> None:
+        """Let in-flight answers finish for `grace` seconds, then unblock every open connection."""
+        with self._open_changed:
+            self._open_changed.wait_for(lambda: not self._open, grace)
+            for conn in self._open:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay silent: a broken client must not print tracebacks into the kit's output."""
+
+
+class _BodyError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _GatewayHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # for Expect: 100-continue; every reply still closes
+    server_version = "gradelib-gateway/1"
+    sys_version = ""
+    timeout = CLIENT_TIMEOUT_SECONDS
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the default per-request log; `main` prints requests itself."""
+
+    def do_POST(self) -> None:
+        server = cast(_GatewayServer, self.server)
+        problem: tuple[int, str] | None = None
+        raw = b""
+        try:
+            raw = self._read_body()
+        except _BodyError as exc:
+            problem = (exc.status, str(exc))
+        if urlsplit(self.path).path != CHARGE_PATH:
+            self._send_json(404, _error(404))
+            return
+        gateway = server.gateway
+        if gateway._stop.is_set():
+            self.close_connection = True
+            return
+        parsed = _parse_charge(raw, self.headers.get(KEY_HEADER))
+        if problem is not None:
+            parsed = _Parsed(parsed.key, parsed.key_source, parsed.amount, problem)
+        answer = gateway._charge(_logged_headers(self.headers), parsed)
+        if answer.status is None:
+            while not gateway._stop.wait(POLL_INTERVAL_SECONDS):
+                if _client_gone(self.connection):
+                    break
+            self.close_connection = True
+            return
+        if answer.delay > 0 and gateway._stop.wait(answer.delay):
+            self.close_connection = True
+            return
+        self._send_json(answer.status, answer.payload)
+
+    def do_GET(self) -> None:
+        gateway = cast(_GatewayServer, self.server).gateway
+        path = urlsplit(self.path).path
+        if path == COUNTS_PATH:
+            counts = gateway.counts()
+            self._send_json(200, counts.to_dict())
+            if gateway.on_counts is not None:
+                with contextlib.suppress(Exception):
+                    gateway.on_counts(counts)
+        elif path == REQUESTS_PATH:
+            self._send_json(200, [request.to_dict() for request in gateway.requests])
+        else:
+            self._send_json(404, _error(404))
+
+    def _other(self) -> None:
+        with contextlib.suppress(_BodyError):
+            self._read_body()
+        self._send_json(404, _error(404))
+
+    do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _other
+
+    def _send_json(self, status: int, payload: object) -> None:
+        body = json.dumps(payload).encode("utf-8")
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            self.wfile.flush()
+
+    def _read_body(self) -> bytes:
+        try:
+            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+                return self._read_chunked()
+            length = int(self.headers.get("Content-Length") or 0)
+            if length < 0:
+                raise ValueError(length)
+            if length > MAX_BODY_BYTES:
+                raise _BodyError(413, "request body too large")
+            data = self.rfile.read(length)
+        except ValueError:
+            raise _BodyError(400, "invalid Content-Length or chunked body") from None
+        except OSError:
+            raise _BodyError(408, "timed out reading the request body") from None
+        if len(data) < length:
+            raise _BodyError(400, "request body ended early")
+        return data
+
+    def _read_chunked(self) -> bytes:
+        chunks: list[bytes] = []
+        while size := int(self.rfile.readline(1024).split(b";")[0].strip() or b"x", 16):
+            if size < 0 or sum(map(len, chunks)) + size > MAX_BODY_BYTES:
+                raise _BodyError(413, "request body too large")
+            chunks.append(self.rfile.read(size))
+            self.rfile.readline(1024)
+        while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
+            pass  # trailers
+        return b"".join(chunks)
+
+
+def _print_request(request: GatewayRequest) -> None:
+    key = json.dumps(request.key)[:60] if request.key is not None else "-"
+    outcome = "hung" if request.status is None else str(request.status)
+    flags = "".join((" charged" if request.charged else "", " deduped" if request.deduped else ""))
+    print(
+        f"gateway: #{request.index} +{request.time:.3f}s {request.method} {request.path}"
+        f" key={key} ({request.key_source}) attempt={request.attempt}"
+        f" amount={json.dumps(request.amount)[:40]} -> {outcome}{flags}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _print_counts(counts: GatewayCounts) -> None:
+    print(json.dumps(counts.to_dict()), flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the gateway until Ctrl-C or SIGTERM; log requests to stderr, print counts on exit."""
+    parser = argparse.ArgumentParser(prog="python -m gradelib.gateway", description=__doc__)
+    parser.add_argument(
+        "--scenario", default=DEFAULT_SCENARIO, help="a scenario name from the scenarios file"
+    )
+    parser.add_argument("--host", default=DEFAULT_HOST)
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
+    parser.add_argument("--scenarios", type=Path, help="scenarios TOML (default: the packaged one)")
+    parser.add_argument(
+        "--counts-every", type=float, metavar="SECONDS", help="also print the counts this often"
+    )
+    args = parser.parse_args(argv)
+    if args.counts_every is not None and not args.counts_every > 0:
+        parser.error("--counts-every must be a positive number of seconds")
+    try:
+        scenarios = load_scenarios(args.scenarios)
+        if args.scenario not in scenarios:
+            where = str(args.scenarios or "/".join(PACKAGED_SCENARIOS))
+            known = ", ".join(sorted(scenarios))
+            raise ScenarioError(where, f"no such scenario; known: {known}", args.scenario)
+    except ScenarioError as exc:
+        print(f"gateway: {exc}", file=sys.stderr)
+        return 2
+    gateway = Gateway(scenarios[args.scenario], on_request=_print_request, on_counts=_print_counts)
+    try:
+        sock = socket.create_server((args.host, args.port))
+    except OSError as exc:
+        print(f"gateway: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    restore: list[tuple[signal.Signals, Any]] = []
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            restore.append((signum, signal.signal(signum, lambda *_: stop.set())))
+    try:
+        with sock, gateway.serve(sock):
+            host, port = sock.getsockname()[:2]
+            print(
+                f"gateway: scenario {gateway.scenario.name} on http://{host}:{port};"
+                " Ctrl-C prints the counts and stops",
+                file=sys.stderr,
+                flush=True,
+            )
+            next_counts = time.monotonic() + (args.counts_every or math.inf)
+            with contextlib.suppress(KeyboardInterrupt):
+                while not stop.wait(POLL_INTERVAL_SECONDS * 4):
+                    if time.monotonic() >= next_counts:
+                        _print_counts(gateway.counts())
+                        next_counts += args.counts_every
+    finally:
+        for signum, previous in restore:
+            signal.signal(signum, previous)
+    _print_counts(gateway.counts())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
