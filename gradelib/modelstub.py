@@ -68,6 +68,25 @@ _ESCAPED_CHAR = re.compile(r"\\([\"\\/bfnrt])")
 _ESCAPE_SPACES = {"b": " ", "f": " ", "n": " ", "r": " ", "t": " "}
 
 
+# Answers a call about one ticket from elsewhere (a real endpoint), or None to answer as the stub.
+Relay = Callable[[str, Any], "tuple[int, Mapping[str, Any]] | None"]
+
+
+def label_in_reply(payload: Mapping[str, Any]) -> str | None:
+    """The label a chat-completions reply gives: JSON content, or a `label: X` line."""
+    try:
+        content = payload["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    if not isinstance(content, str):
+        return None
+    with contextlib.suppress(ValueError, AttributeError):
+        label = json.loads(content).get("label")
+        return str(label) if label is not None else None
+    match = re.search(r"^\s*label\s*:\s*(\S+)", content, re.IGNORECASE | re.MULTILINE)
+    return match.group(1).strip().strip("\"'.,").lower() if match else None
+
+
 @dataclass(frozen=True)
 class StubCall:
     """One model call the stub answered (or refused)."""
@@ -136,6 +155,7 @@ class ModelStub:
         model: str = DEFAULT_MODEL,
         fail_status: int = 503,
         on_call: Callable[[StubCall], None] | None = None,
+        relay: Relay | None = None,
     ) -> None:
         if mode not in STUB_MODES:
             raise ValueError(f"unknown stub mode {mode!r}; expected one of {STUB_MODES}")
@@ -144,6 +164,7 @@ class ModelStub:
         self.model = model
         self.fail_status = fail_status
         self.on_call = on_call
+        self.relay = relay
         self._tickets: list[tuple[str, str, str]] = []
         for ticket in tickets:
             ticket_id, body = str(ticket["id"]), str(ticket["body"])
@@ -235,9 +256,7 @@ class ModelStub:
             text = raw.decode("utf-8", "replace")
             messages = None
         else:
-            canonical = json.dumps(
-                request, sort_keys=True, ensure_ascii=False, separators=(",", ":")
-            )
+            canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
             digest = _sha256(self.salt + "\0" + canonical)
             messages = request.get("messages") if isinstance(request, dict) else None
             text = _message_text(messages)
@@ -252,10 +271,13 @@ class ModelStub:
             payload = _error_payload(message, "invalid_request_error", None)
             return _Reply(400, payload, ticket_id, None, digest)
         if not isinstance(messages, list) or not messages:
-            payload = _error_payload(
-                "'messages' must be a non-empty array.", "invalid_request_error", "messages"
-            )
+            payload = _error_payload("'messages' must be a non-empty array.", "invalid_request_error", "messages")
             return _Reply(400, payload, ticket_id, None, digest)
+        if found and self.relay is not None:
+            relayed = self.relay(found[0], request)
+            if relayed is not None:
+                status, relayed_payload = relayed
+                return _Reply(status, relayed_payload, ticket_id, label_in_reply(relayed_payload), digest)
         if found:
             label = self.label_for(found[1])
             # Per ticket, so the same ticket gets the same reason whatever the prompt around it.
@@ -526,8 +548,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with sock, stub.serve(sock):
             host, port = sock.getsockname()[:2]
             print(
-                f"modelstub: {args.mode} on http://{host}:{port}/v1 ({len(tickets)} tickets);"
-                " Ctrl-C to stop",
+                f"modelstub: {args.mode} on http://{host}:{port}/v1 ({len(tickets)} tickets); Ctrl-C to stop",
                 file=sys.stderr,
                 flush=True,
             )

@@ -163,17 +163,29 @@ def report_html(report: Report, titles: Mapping[str, str] | None = None) -> Html
     )
     total = "awaiting review" if report.total is None else f"{report.total:g}"
     maximum = "" if report.max_total is None else f" / {report.max_total:g}"
+    warning = isolation_warning(report)
+    banner = f'<p style="color:#cf222e"><b>{esc(warning)}</b></p>' if warning else ""
     return Html(
-        f'{STYLE}<div class="gl-card"><b>{esc(report.takehome)}: {esc(report.submission)}</b>'
+        f'{STYLE}<div class="gl-card"><b>{esc(report.takehome)}: {esc(report.submission)}</b>{banner}'
         f"<table><tr><th>line</th><th>outcome</th><th>points</th><th>message</th></tr>{rows}"
         f"<tr><th>total</th><th></th><th>{esc(total + maximum)}</th><th></th></tr></table></div>",
         report_text(report),
     )
 
 
+def isolation_warning(report: Report) -> str | None:
+    """A loud line when the runs were not network-isolated, else None."""
+    if report.facts.get("isolation") != "none":
+        return None
+    return f"WARNING: no network isolation, so 'no network' is unverified: {report.facts.get('isolation_reason')}"
+
+
 def report_text(report: Report) -> str:
     """The report as terminal lines (plain text; control characters removed)."""
     lines = [f"{report.takehome}: {_plain(report.submission)}"]
+    warning = isolation_warning(report)
+    if warning:
+        lines.append(f"  {_plain(warning)}")
     for line in report.lines:
         lines.append(f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {_points(line):<10} {_plain(line.message)}")
     total = "awaiting review" if report.total is None else f"{report.total:g}"

@@ -160,3 +160,51 @@ def test_cli_reports_a_missing_submission_in_one_line(capsys: pytest.CaptureFixt
     assert cli.main(["check", "replay", "/nonexistent/submission"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("gradelib: ") and "does not exist" in err and "Traceback" not in err
+
+
+def test_live_rerecord_spot_checks_one_fixture_against_the_reviewers_endpoint(tmp_path: Path) -> None:
+    """A real second endpoint (another stub on loopback, outside the sandbox) plays the live model."""
+    import socket
+
+    from gradelib.liverecord import LiveEndpoint
+    from gradelib.modelstub import ModelStub, packaged_tickets
+
+    committed = json.loads((REPLAY_SAMPLES / "amara-okafor" / "out" / "answers.json").read_text())
+    labels = {row["id"]: row["label"] for row in committed}
+    tickets = packaged_tickets()
+    # A "live model" that disagrees with the committed fixtures on most tickets.
+    live_model = next(
+        stub
+        for salt in (f"live-{n}" for n in range(500))
+        if sum((stub := ModelStub(tickets=tickets, salt=salt)).label_for(t["body"]) != labels[t["id"]] for t in tickets)
+        == len(tickets)
+    )
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    with live_model.serve(sock):
+        report = replay.check(REPLAY_SAMPLES / "amara-okafor", live=LiveEndpoint(url, "sk-reviewer-live-key"))
+    record = report.line("record")
+    live = record.evidence["honesty"]["live_rerecord"]
+    assert live["done"] and live["live_calls"] >= 1
+    assert live["live_label"] != live["committed_label"]
+    assert record.outcome == "needs_review" and "live model labels" in record.message
+    assert live_model.call_count == live["live_calls"], "only the chosen ticket went to the live endpoint"
+    assert "sk-reviewer-live-key" not in json.dumps(report.to_dict())
+
+
+def test_without_namespaces_offline_is_unverified_never_passed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from gradelib.sandbox import ENV_FORCE_NO_NAMESPACES
+
+    monkeypatch.setenv(ENV_FORCE_NO_NAMESPACES, "1")
+    assert cli.main(["check", "replay", str(REPLAY_SAMPLES / "amara-okafor")]) == 0
+    out = capsys.readouterr().out
+    assert "WARNING: no network isolation" in out
+    report = replay.check(REPLAY_SAMPLES / "amara-okafor")
+    offline = report.line("offline")
+    assert offline.outcome == "unverified" and offline.points is None
+    assert "isolation unavailable" in offline.message
+    assert report.facts["isolation"] == "none" and report.total is None

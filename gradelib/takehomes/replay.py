@@ -15,6 +15,7 @@ from typing import Any
 
 from gradelib import diff, fixtures, safefs, volatile
 from gradelib.errors import UnsafeFile
+from gradelib.liverecord import ENV_BASE_URL, LiveEndpoint, LiveRelay, endpoint_from_env
 from gradelib.modelstub import ModelStub, packaged_tickets
 from gradelib.result import LineResult, Outcome, Report
 from gradelib.rubric import Rubric, default_rubric
@@ -173,11 +174,13 @@ class ReplayGrading:
         rubric: Rubric | None = None,
         replay_limits: Limits = REPLAY_LIMITS,
         record_limits: Limits = RECORD_LIMITS,
+        live: LiveEndpoint | None = None,
     ) -> None:
         self.submission = Path(submission)
         self.name = name or self.submission.name
         self.rubric = rubric or default_rubric(TAKEHOME)
         self.replay_limits, self.record_limits = replay_limits, record_limits
+        self.live = live if live is not None else endpoint_from_env()
         self.box = Sandbox(self.submission)
         self._lock = threading.Lock()
         self._entered = False
@@ -524,13 +527,42 @@ class ReplayGrading:
         findings += [f"{s.path} {s.reasons[0]}" for s in odd]
         late = fixtures.late_edits(self.submission, self.cassettes)
         findings += [f"{e.path} edited in a later commit ({e.commit} {e.subject!r}) than its siblings" for e in late]
+        live = self.live_rerecord(stored)
+        if live.get("finding"):
+            findings.append(live["finding"])
         return {
+            "live_rerecord": live,
             "findings": findings,
             "committed_vs_replay": disagree,
             "standouts": [{"path": s.path, "reasons": list(s.reasons)} for s in odd],
             "late_edits": [vars(e) for e in late],
             "cassettes": len(self.cassettes),
         }
+
+    def live_rerecord(self, committed: Mapping[str, str]) -> dict[str, Any]:
+        """Record once more with one ticket's calls relayed to the reviewer's real endpoint."""
+        if self.live is None:
+            return {"done": False, "why": f"no live endpoint given (set {ENV_BASE_URL} to spot-check one fixture)"}
+        ids = sorted(committed) or sorted(t["id"] for t in self.tickets)
+        ticket = ids[int(hashlib.sha256("\n".join(ids).encode()).hexdigest(), 16) % len(ids)]
+        relay = LiveRelay(self.live, ticket)
+        copy = self.box.copy("live-record")
+        run = self._record(copy, ModelStub("healthy", tickets=self.tickets, relay=relay))
+        live_label, stored = relay.label, committed.get(ticket)
+        result: dict[str, Any] = {
+            "done": True,
+            "endpoint": self.live.base_url,
+            "ticket": ticket,
+            "live_label": live_label,
+            "committed_label": stored,
+            "live_calls": len(relay.replies),
+            "run": run.evidence(),
+        }
+        if live_label is None:
+            result["finding"] = f"live re-record of {ticket} got no label ({len(relay.replies)} live calls)"
+        elif live_label != stored:
+            result["finding"] = f"live model labels {ticket} {live_label!r}, the committed fixture says {stored!r}"
+        return result
 
     def volatile(self) -> LineResult:
         """Timestamps, random ids, durations, token counts, model ids in the graded file."""
@@ -598,7 +630,18 @@ class ReplayGrading:
 GRADING = ReplayGrading
 
 
-def check(submission: Path, *, name: str | None = None, rubric: Rubric | None = None, **limits: Limits) -> Report:
-    """Grade one replay submission folder (`replay_limits` / `record_limits` override the defaults)."""
-    with ReplayGrading(submission, name=name, rubric=rubric, **limits) as grading:
+def check(
+    submission: Path,
+    *,
+    name: str | None = None,
+    rubric: Rubric | None = None,
+    replay_limits: Limits = REPLAY_LIMITS,
+    record_limits: Limits = RECORD_LIMITS,
+    live: LiveEndpoint | None = None,
+) -> Report:
+    """Grade one replay submission folder."""
+    grading = ReplayGrading(
+        submission, name=name, rubric=rubric, replay_limits=replay_limits, record_limits=record_limits, live=live
+    )
+    with grading:
         return grading.report()
