@@ -97,6 +97,8 @@ def table_html(rows: Sequence[Mapping[str, Any]]) -> str:
 def _cell(value: Any) -> str:
     if value is None:
         return ""
+    if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
+        return esc(", ".join(str(v) for v in value)[:300])
     if isinstance(value, (dict, list)):
         return f"<code>{esc(json.dumps(value, default=str)[:300])}</code>"
     return esc(str(value)[:300])
@@ -107,6 +109,11 @@ def evidence_html(evidence: Any, key: str = "") -> str:
     if key == "unified_diff" and isinstance(evidence, str):
         return diff_html(evidence) if evidence else "<p>(no difference)</p>"
     if isinstance(evidence, Mapping):
+        if evidence and all(_short_scalar(v) for v in evidence.values()):
+            rows = "".join(
+                f"<tr><th>{esc(k.replace('_', ' '))}</th><td>{_cell(v)}</td></tr>" for k, v in evidence.items()
+            )
+            return f"<table>{rows}</table>"
         parts = []
         for sub_key, value in evidence.items():
             if value in (None, "", [], {}):
@@ -126,6 +133,15 @@ def evidence_html(evidence: Any, key: str = "") -> str:
     if isinstance(evidence, str) and ("\n" in evidence or len(evidence) > 120):
         return f"<pre>{esc(_truncate(evidence))}</pre>"
     return f"<span>{esc(evidence)}</span>"
+
+
+def _short_scalar(value: Any) -> bool:
+    """A value that reads well in one table cell."""
+    if isinstance(value, str):
+        return "\n" not in value and len(value) <= 120
+    if isinstance(value, list):
+        return len(value) <= 8 and all(not isinstance(v, (dict, list)) and len(str(v)) < 60 for v in value)
+    return value is None or isinstance(value, (bool, int, float))
 
 
 def badge(outcome: str) -> str:

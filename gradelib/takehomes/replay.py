@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -15,6 +14,7 @@ from typing import Any
 
 from gradelib import diff, fixtures, safefs, volatile
 from gradelib.errors import UnsafeFile
+from gradelib.lazy import cached
 from gradelib.liverecord import ENV_BASE_URL, LiveEndpoint, LiveRelay, endpoint_from_env
 from gradelib.modelstub import ModelStub, packaged_tickets
 from gradelib.result import LineResult, Outcome, Report
@@ -194,7 +194,7 @@ class ReplayGrading:
         self.box.__exit__(*exc)
 
     # -- facts about the submission ------------------------------------------------------
-    @functools.cached_property
+    @cached
     def missing_run_sh(self) -> str | None:
         """Why the submission cannot be run at all, or None."""
         path = self.submission / RUN_SH
@@ -204,7 +204,7 @@ class ReplayGrading:
             return f"no {RUN_SH} in the submission"
         return None
 
-    @functools.cached_property
+    @cached
     def tickets(self) -> list[dict[str, str]]:
         """The submission's tickets, or the handout's when its copy is unusable."""
         try:
@@ -214,12 +214,12 @@ class ReplayGrading:
         except (UnsafeFile, ValueError, TypeError, KeyError):
             return packaged_tickets()
 
-    @functools.cached_property
+    @cached
     def tickets_match_handout(self) -> bool:
         """Whether tickets.json holds the handout's tickets."""
         return self.tickets == packaged_tickets()
 
-    @functools.cached_property
+    @cached
     def cassettes(self) -> list[str]:
         """Committed cassette files, relative to the submission."""
         return safefs.list_files(self.submission, CASSETTES)
@@ -242,7 +242,7 @@ class ReplayGrading:
         answers, problem = _answers(copy)
         return Replay(run, answers, problem)
 
-    @functools.cached_property
+    @cached
     def replays(self) -> tuple[Replay, Replay]:
         """The two replays of the identical check, run side by side."""
         first, second = variations()
@@ -251,7 +251,7 @@ class ReplayGrading:
             b = pool.submit(self._replay, second)
             return a.result(), b.result()
 
-    @functools.cached_property
+    @cached
     def removed_cassette(self) -> str | None:
         """The cassette the missing-fixture run deletes: among those replay read, chosen by hash."""
         a = self.replays[0].run
@@ -263,7 +263,7 @@ class ReplayGrading:
         index = int(hashlib.sha256("\n".join(pool).encode()).hexdigest(), 16) % len(pool)
         return pool[index]
 
-    @functools.cached_property
+    @cached
     def missing_replay(self) -> Replay | None:
         """A replay with one cassette deleted (and no answers file to start from)."""
         if self.removed_cassette is None:
@@ -291,7 +291,7 @@ class ReplayGrading:
             stop_when=lambda: stub.call_count > MAX_CALLS,
         )
 
-    @functools.cached_property
+    @cached
     def record_runs(self) -> dict[str, Any]:
         """Record twice against a healthy stub, then replay; record once against a failing one."""
         healthy_copy = self.box.copy("record")
