@@ -60,3 +60,30 @@ class ScenarioError(GradelibError):
         self.path = path
         self.reason = reason
         self.scenario = scenario
+
+
+class GradebookError(GradelibError):
+    """A gradebook database or export cannot be used: unreadable, not a gradebook, newer schema, stuck lock."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class CommentRequired(GradelibError):
+    """A reviewer score overrides the kit's automated result without saying why."""
+
+    def __init__(self, line_id: str, kit_value: str, value: str) -> None:
+        super().__init__(f"{line_id}: overriding the kit's {kit_value!r} with {value!r} needs a comment")
+        self.line_id = line_id
+        self.kit_value = kit_value
+        self.value = value
+
+
+class ScoreRejected(GradelibError):
+    """A reviewer score cannot be saved: unknown submission, blank reviewer, line or value."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -1,0 +1,238 @@
+"""Gradebook export (JSON or CSV) and import of another reviewer's JSON export, so reviewers can pool scores."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any, Literal
+
+from gradelib import __version__
+from gradelib.errors import GradebookError
+from gradelib.gradebook import Gradebook, ScoreEntry, utc_iso, utc_now
+
+EXPORT_SCHEMA = 1
+Format = Literal["json", "csv"]
+FORMATS: tuple[Format, ...] = ("json", "csv")
+CSV_DEFAULT_STEM = "gradebook"  # file stem when a CSV export is pointed at a folder
+CSV_TABLES = ("submissions", "runs", "lines", "scores")
+SUBMISSION_COLUMNS = ("id", "takehome", "name", "blind_number", "blind_label", "digest", "origin", "first_seen")
+RUN_COLUMNS = (
+    "id",
+    "submission_id",
+    "takehome",
+    "submission",
+    "kit_version",
+    "digest",
+    "status",
+    "started_at",
+    "finished_at",
+    "seconds",
+    "error",
+    "notebook",
+    "html",
+    "facts",
+)
+LINE_COLUMNS = (
+    "run_id",
+    "takehome",
+    "submission",
+    "position",
+    "line_id",
+    "outcome",
+    "points",
+    "max_points",
+    "tier",
+    "message",
+    "evidence",
+)
+SCORE_COLUMNS = (
+    "uid",
+    "takehome",
+    "submission",
+    "line_id",
+    "reviewer",
+    "value",
+    "comment",
+    "created_at",
+    "kit_value",
+)
+_COLUMNS = {"submissions": SUBMISSION_COLUMNS, "runs": RUN_COLUMNS, "lines": LINE_COLUMNS, "scores": SCORE_COLUMNS}
+_REQUIRED_SCORE_TEXT = ("uid", "takehome", "submission", "line_id", "reviewer", "value", "created_at")
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    """What an import changed: score entries added and already present, submissions added."""
+
+    added: int
+    skipped: int
+    submissions_added: int = 0
+
+
+def export_data(gradebook: Gradebook) -> dict[str, Any]:
+    """The whole gradebook as one JSON-ready dict (the shape of a JSON export)."""
+    with gradebook.snapshot():
+        submissions, runs, lines, scores = (
+            gradebook.submissions(),
+            gradebook.runs(),
+            gradebook.all_lines(),
+            gradebook.scores(),
+        )
+    names = {sub.id: (sub.takehome, sub.name) for sub in submissions}
+    run_names = {run.id: names[run.submission_id] for run in runs}
+    return {
+        "schema": EXPORT_SCHEMA,
+        "kit": __version__,
+        "exported_at": utc_now(),
+        "submissions": [{column: getattr(sub, column) for column in SUBMISSION_COLUMNS} for sub in submissions],
+        "runs": [
+            {
+                **asdict(run),
+                "takehome": names[run.submission_id][0],
+                "submission": names[run.submission_id][1],
+            }
+            for run in runs
+        ],
+        "lines": [
+            {
+                **asdict(line),
+                "takehome": run_names[line.run_id][0],
+                "submission": run_names[line.run_id][1],
+            }
+            for line in lines
+        ],
+        "scores": [asdict(entry) for entry in scores],
+    }
+
+
+def export(gradebook: Gradebook, path: Path, fmt: Format | None = None) -> Path:
+    """Write the gradebook as JSON (returns the file) or CSV (returns the folder of the CSV files).
+
+    fmt defaults to the suffix of path. A CSV export writes `<stem>-submissions.csv`, `<stem>-runs.csv`,
+    `<stem>-lines.csv` and `<stem>-scores.csv` beside path (`out/pool.csv` -> `out/pool-scores.csv`, ...);
+    when path is a folder or has no suffix, the files go inside it with the stem `gradebook`.
+    Nested values (evidence, facts) are JSON text in CSV cells. Only JSON exports can be imported.
+    """
+    path = Path(path)
+    chosen = fmt or _format_of(path)
+    data = export_data(gradebook)
+    if chosen == "json":
+        with _atomic(path) as out:
+            json.dump(data, out, indent=2, default=str)
+            out.write("\n")
+        return path
+    paths = csv_paths(path)
+    for table, target in paths.items():
+        _write_csv(target, _COLUMNS[table], data[table])
+    return paths["scores"].parent
+
+
+def csv_paths(path: Path) -> dict[str, Path]:
+    """Where a CSV export to path puts each table (see `export`)."""
+    path = Path(path)
+    folder, stem = (path, CSV_DEFAULT_STEM) if path.is_dir() or not path.suffix else (path.parent, path.stem)
+    return {table: folder / f"{stem}-{table}.csv" for table in CSV_TABLES}
+
+
+def import_scores(gradebook: Gradebook, path: Path) -> ImportResult:
+    """Merge a JSON export: missing submissions (numbered by this gradebook) and score entries with a new uid."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise GradebookError(str(path), f"cannot read the export: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("scores"), list):
+        raise GradebookError(str(path), 'not a gradebook JSON export (no "scores" list)')
+    schema = data.get("schema")
+    if not isinstance(schema, int) or schema > EXPORT_SCHEMA:
+        raise GradebookError(str(path), f"export schema {schema!r} is not one this kit reads (<= {EXPORT_SCHEMA})")
+    submissions = [_submission_seed(path, i, item) for i, item in enumerate(data.get("submissions") or [])]
+    entries = [_score_entry(path, i, item) for i, item in enumerate(data["scores"])]
+    new_submissions, added, skipped = gradebook.merge(submissions, entries)
+    return ImportResult(added=added, skipped=skipped, submissions_added=new_submissions)
+
+
+def _format_of(path: Path) -> Format:
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix in FORMATS:
+        return "json" if suffix == "json" else "csv"
+    if path.is_dir() or not suffix:
+        return "csv"
+    raise GradebookError(str(path), f"cannot tell the export format from {path.suffix!r}; use .json or .csv")
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, dict | list):
+        return json.dumps(value, default=str)
+    return "" if value is None else value
+
+
+def _write_csv(path: Path, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
+    with _atomic(path, newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=list(columns), extrasaction="ignore")
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({column: _cell(row.get(column)) for column in columns})
+
+
+@contextmanager
+def _atomic(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
+    """A text file that appears at path only once fully written, so a reader never sees half an export."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise GradebookError(str(path), f"cannot write the export: {exc}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as out:
+            yield out
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _text(path: Path, where: str, item: Mapping[str, Any], key: str, *, required: bool = True) -> str:
+    value = item.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise GradebookError(str(path), f"{where}: {key!r} must be non-empty text")
+    return value
+
+
+def _checked(path: Path, where: str, item: Any) -> Mapping[str, Any]:
+    if not isinstance(item, dict):
+        raise GradebookError(str(path), f"{where}: expected an object")
+    return item
+
+
+def _submission_seed(path: Path, index: int, item: Any) -> tuple[str, str, str, str]:
+    where = f"submissions[{index}]"
+    item = _checked(path, where, item)
+    return (
+        _text(path, where, item, "takehome"),
+        _text(path, where, item, "name"),
+        _text(path, where, item, "digest", required=False),
+        _text(path, where, item, "origin", required=False),
+    )
+
+
+def _score_entry(path: Path, index: int, item: Any) -> ScoreEntry:
+    where = f"scores[{index}]"
+    item = _checked(path, where, item)
+    values = {key: _text(path, where, item, key) for key in _REQUIRED_SCORE_TEXT}
+    try:
+        values["created_at"] = utc_iso(values["created_at"])
+    except ValueError as exc:
+        raise GradebookError(str(path), f"{where}: created_at is not an ISO 8601 time") from exc
+    kit_value = item.get("kit_value")
+    if kit_value is not None and not isinstance(kit_value, str):
+        raise GradebookError(str(path), f"{where}: 'kit_value' must be text or null")
+    return ScoreEntry(comment=_text(path, where, item, "comment", required=False), kit_value=kit_value, **values)
