@@ -1,157 +1,150 @@
-"""Grade many submissions: papermill once per submission, in parallel, failures isolated."""
+"""Grade a cohort: one papermill run per submission, in parallel, resumable, failures isolated."""
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from gradelib import ingest, takehomes
-from gradelib.errors import GradelibError
+from gradelib import __version__, staging
+from gradelib.execute import execute, export_html, notebook_for
+from gradelib.gradebook import DEFAULT_PATH, Gradebook
+from gradelib.review import ENV_HEADLESS
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
-CELL_TIMEOUT = 900  # one cell may run every sandboxed command of a submission
+UNKNOWN_TAKEHOME = "unknown"
+Status = Literal["graded", "error", "up_to_date"]
 
 
 @dataclass(frozen=True)
 class GradeOutcome:
     """What happened to one submission in a batch."""
 
-    submission: str
+    submission: str  # the candidate's folder name
+    label: str  # what reports show: "Submission #3", or the name with --reveal
     takehome: str | None
-    status: Literal["graded", "error"]
+    status: Status
     notebook: str | None
     html: str | None
-    result: str | None
     error: str | None
     seconds: float
+    total: float | None = None
 
 
-def notebook_for(takehome: str) -> Path:
-    """The parameterized notebook of a take-home."""
-    path = NOTEBOOKS / f"{takehome}.ipynb"
-    if not path.is_file():
-        raise GradelibError(f"notebook {path} is missing; is the kit checkout complete?")
-    return path
+@dataclass(frozen=True)
+class _Job:
+    staged: staging.Staged
+    label: str
+    submission_id: int
+    reports: Path
+    gradebook: Path
 
 
-def grade_one(path: Path, reports: Path, takehome: str | None = None) -> GradeOutcome:
-    """Run the take-home's notebook on one submission; never raises for a bad submission."""
+def _grade_job(job: _Job) -> GradeOutcome:
+    """In a worker process: run the notebook, export HTML, record the run in the gradebook."""
     started = time.monotonic()
-    name = ingest.submission_name(path)
-    chosen = takehome
-    try:
-        with ingest.open_submission(path) as sub:
-            chosen = takehome or takehomes.detect(sub.path)
-            if chosen is None:
-                raise GradelibError("cannot tell which take-home this answers (no run.sh, cassettes/ or checkout.mjs)")
-            out_dir = reports / chosen
-            out_dir.mkdir(parents=True, exist_ok=True)
-            notebook = out_dir / f"{name}.ipynb"
-            error = _execute(notebook_for(chosen), notebook, sub.path, name, out_dir)
-            html = _export_html(notebook)
-            result = out_dir / f"{name}.json"
-            return GradeOutcome(
-                name,
-                chosen,
-                "error" if error else "graded",
-                str(notebook),
-                str(html) if html else None,
-                str(result) if result.exists() else None,
-                error,
-                time.monotonic() - started,
-            )
-    except (GradelibError, OSError) as exc:
-        return GradeOutcome(name, chosen, "error", None, None, None, str(exc), time.monotonic() - started)
-
-
-def _ipc_kernel_manager(folder: str) -> type:
-    """A kernel manager on IPC transport: no TCP port, no "running over TCP" warning."""
-    from jupyter_client import KernelManager
-    from traitlets import default
-
-    class IpcKernelManager(KernelManager):
-        @default("transport")
-        def _default_transport(self) -> str:
-            return "ipc"
-
-        @default("ip")
-        def _default_ip(self) -> str:
-            return str(Path(folder) / "kernel")
-
-    return IpcKernelManager
-
-
-def _execute(source: Path, target: Path, submission: Path, name: str, out_dir: Path) -> str | None:
-    import papermill  # slow to import; only the workers need it
-
-    try:
-        with tempfile.TemporaryDirectory(prefix="gradelib-kernel-") as sockets:
-            _run_papermill(papermill, source, target, submission, name, out_dir, sockets)
-    except papermill.PapermillExecutionError as exc:
-        return f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]
-    except Exception as exc:  # a dead kernel or timeout must not sink the batch
-        return f"{type(exc).__name__}: {exc}"[:500]
-    return None
-
-
-def _run_papermill(
-    papermill: Any, source: Path, target: Path, submission: Path, name: str, out_dir: Path, sockets: str
-) -> None:
-    papermill.execute_notebook(
-        str(source),
-        str(target),
-        parameters={"submission": str(submission), "name": name, "output_dir": str(out_dir.resolve())},
-        kernel_name="python3",
-        progress_bar=False,
-        log_output=False,
-        execution_timeout=CELL_TIMEOUT,
-        cwd=str(NOTEBOOKS.parent),
-        kernel_manager_class=_ipc_kernel_manager(sockets),
+    takehome = job.staged.takehome or UNKNOWN_TAKEHOME
+    os.environ[ENV_HEADLESS] = "1"  # the kernel inherits it: the scoring panel renders as a table
+    out_dir = job.reports / takehome
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = staging.slug(job.label)
+    notebook, result = out_dir / f"{stem}.ipynb", out_dir / f"{stem}.json"
+    result.unlink(missing_ok=True)
+    with Gradebook(job.gradebook) as book:
+        run_id = book.start_run(job.submission_id, __version__, job.staged.digest)
+    parameters = {
+        "submission": str(job.staged.path),
+        "name": job.label,
+        "result_path": str(result.resolve()),
+        "gradebook": str(job.gradebook.resolve()),
+    }
+    error = execute(notebook_for(takehome), notebook, parameters)
+    html = export_html(notebook)
+    report: dict[str, Any] | None = None
+    if result.exists():
+        report = json.loads(result.read_text(encoding="utf-8"))
+    elif error is None:
+        error = "the notebook ran but wrote no result"
+    with Gradebook(job.gradebook) as book:
+        book.finish_run(
+            run_id,
+            "error" if error else "graded",
+            report=report,
+            error=error,
+            notebook=str(notebook),
+            html=str(html) if html else None,
+        )
+    return GradeOutcome(
+        job.staged.name,
+        job.label,
+        takehome,
+        "error" if error else "graded",
+        str(notebook),
+        str(html) if html else None,
+        error,
+        time.monotonic() - started,
+        report.get("total") if report else None,
     )
-
-
-def _export_html(notebook: Path) -> Path | None:
-    import nbformat
-    from nbconvert import HTMLExporter
-
-    if not notebook.exists():
-        return None
-    body, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
-    target = notebook.with_suffix(".html")
-    target.write_text(body, encoding="utf-8")
-    return target
 
 
 def grade(
     paths: Sequence[Path],
     *,
     reports: Path = Path("reports"),
+    gradebook: Path | None = None,
     takehome: str | None = None,
     jobs: int | None = None,
+    force: bool = False,
+    reveal: bool = False,
     progress: Callable[[int, int, GradeOutcome], None] | None = None,
 ) -> list[GradeOutcome]:
-    """Grade every submission found under `paths`; one failure never stops the others."""
-    found: list[Path] = []
-    for path in paths:
-        found += ingest.find_submissions(Path(path))
-    jobs = max(1, jobs or os.cpu_count() or 1)
+    """Grade every submission under `paths`; skip those graded at the same digest unless `force`."""
+    reports = Path(reports)
+    book_path = Path(gradebook) if gradebook else reports / DEFAULT_PATH.name
+    found = staging.discover(list(paths))
     outcomes: list[GradeOutcome] = []
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, max(1, len(found))), mp_context=context) as pool:
-        futures: list[Future[GradeOutcome]] = [pool.submit(grade_one, p, Path(reports), takehome) for p in found]
-        for done, future in enumerate(futures, start=1):
+    pending: list[_Job] = []
+    done = 0
+
+    def report(outcome: GradeOutcome) -> None:
+        nonlocal done
+        done += 1
+        outcomes.append(outcome)
+        if progress:
+            progress(done, len(found), outcome)
+
+    with Gradebook(book_path) as book:
+        for origin in found:
+            staged = staging.stage(origin, reports, takehome)
+            row = book.upsert_submission(
+                staged.takehome or UNKNOWN_TAKEHOME, staged.name, staged.digest, str(staged.origin)
+            )
+            label = staged.name if reveal else row.blind_label
+            if staged.error or staged.path is None:
+                run_id = book.start_run(row.id, __version__, staged.digest)
+                book.finish_run(run_id, "error", error=staged.error)
+                report(GradeOutcome(staged.name, label, staged.takehome, "error", None, None, staged.error, 0.0))
+            elif not force and book.up_to_date(row.takehome, row.name, staged.digest):
+                report(GradeOutcome(staged.name, label, staged.takehome, "up_to_date", None, None, None, 0.0))
+            else:
+                pending.append(_Job(staged, label, row.id, reports, book_path))
+    if not pending:
+        return outcomes
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(pending)))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures: dict[Future[GradeOutcome], _Job] = {pool.submit(_grade_job, job): job for job in pending}
+        for future in as_completed(futures):
+            job = futures[future]
             try:
                 outcome = future.result()
-            except Exception as exc:  # a worker that died (killed, out of memory)
-                outcome = GradeOutcome(found[done - 1].name, takehome, "error", None, None, None, repr(exc), 0.0)
-            outcomes.append(outcome)
-            if progress:
-                progress(done, len(found), outcome)
+            except Exception as exc:  # a worker that died (killed, out of memory): the run stays "running"
+                outcome = GradeOutcome(
+                    job.staged.name, job.label, job.staged.takehome, "error", None, None, repr(exc), 0.0
+                )
+            report(outcome)
     return outcomes

@@ -7,10 +7,12 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from gradelib import batch, gateway, handout, ingest, modelstub, render, takehomes
+from gradelib import batch, gateway, gradebook_io, handout, ingest, modelstub, render, takehomes, worklist
 from gradelib.batch import GradeOutcome
 from gradelib.errors import GradelibError
+from gradelib.gradebook import DEFAULT_PATH, Gradebook
 from gradelib.rubric import load_rubric
 
 
@@ -27,6 +29,20 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--takehome", choices=takehomes.TAKEHOMES, help="default: detected from the files")
     grade.add_argument("--reports", type=Path, default=Path("reports"), help="output folder (default: reports/)")
     grade.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: CPU count)")
+    grade.add_argument("--gradebook", type=Path, help="SQLite gradebook (default: REPORTS/gradebook.sqlite)")
+    grade.add_argument("--force", action="store_true", help="re-grade submissions that have not changed")
+    grade.add_argument("--reveal", action="store_true", help="name reports after candidates, not 'Submission #N'")
+    queue = sub.add_parser("queue", help="what a reviewer still has to score, in their own stable order")
+    queue.add_argument("--reviewer", required=True)
+    queue.add_argument("--takehome", choices=takehomes.TAKEHOMES)
+    queue.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    queue.add_argument("--reveal", action="store_true", help="show candidates' names")
+    export = sub.add_parser("export", help="write the gradebook as JSON (or CSV files)")
+    export.add_argument("dest", type=Path, help="a .json file, or a .csv name for a set of CSV files")
+    export.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    merge = sub.add_parser("import", help="merge another reviewer's JSON export (no duplicates)")
+    merge.add_argument("source", type=Path)
+    merge.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     out = sub.add_parser("handout", help="write what a hiring team sends to candidates")
     out.add_argument("takehome", choices=takehomes.TAKEHOMES)
     out.add_argument("dest", type=Path)
@@ -44,22 +60,79 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(done: int, total: int, outcome: GradeOutcome) -> None:
-    what = outcome.error if outcome.error else f"report {outcome.notebook}"
-    status = "ok" if outcome.status == "graded" else "ERROR"
-    print(
-        f"[{done}/{total}] {outcome.takehome or '?'}/{outcome.submission}: {status} ({outcome.seconds:.0f} s) {what}",
-        flush=True,
-    )
+class _Progress:
+    """A progress bar on stderr, with one line per finished submission above it."""
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+
+    def __call__(self, done: int, total: int, outcome: GradeOutcome) -> None:
+        from tqdm import tqdm
+
+        if self.bar is None:
+            self.bar = tqdm(total=total, unit="submission", file=sys.stderr, dynamic_ncols=True)
+        if outcome.status == "up_to_date":
+            line = "up to date"
+        elif outcome.status == "error":
+            line = f"ERROR ({outcome.seconds:.0f} s): {outcome.error}"
+        else:
+            total_text = "awaiting review" if outcome.total is None else f"total {outcome.total:g}"
+            line = f"ok ({outcome.seconds:.0f} s), {total_text}: {outcome.html or outcome.notebook}"
+        self.bar.write(f"{outcome.takehome or '?'}/{render.plain(outcome.label)}: {render.plain(line)}")
+        self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
 def _grade(args: argparse.Namespace) -> int:
-    outcomes = batch.grade(args.paths, reports=args.reports, takehome=args.takehome, jobs=args.jobs, progress=_progress)
-    errors = [o for o in outcomes if o.status == "error"]
-    print(
-        f"graded {len(outcomes) - len(errors)} of {len(outcomes)} submissions into {args.reports}/"
-        + (f"; {len(errors)} with errors (see above)" if errors else "")
-    )
+    progress = _Progress()
+    try:
+        outcomes = batch.grade(
+            args.paths,
+            reports=args.reports,
+            gradebook=args.gradebook,
+            takehome=args.takehome,
+            jobs=args.jobs,
+            force=args.force,
+            reveal=args.reveal,
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    counts = {status: sum(o.status == status for o in outcomes) for status in ("graded", "up_to_date", "error")}
+    if outcomes and counts["up_to_date"] == len(outcomes):
+        print(f"all {len(outcomes)} submissions are up to date (use --force to grade them again)")
+    else:
+        print(
+            f"graded {counts['graded']}, up to date {counts['up_to_date']}, errors {counts['error']}; "
+            f"reports in {args.reports}/"
+        )
+    return 0
+
+
+def _queue(args: argparse.Namespace) -> int:
+    with Gradebook(args.gradebook) as book:
+        pending = worklist.queue(book, args.reviewer, takehome=args.takehome, reveal=args.reveal)
+    if not pending:
+        print(f"nothing left for {args.reviewer} to score")
+    for item in pending:
+        print(f"{item.takehome}/{render.plain(item.label)}: {', '.join(item.lines)}  {item.notebook or ''}")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with Gradebook(args.gradebook) as book:
+        written = gradebook_io.export(book, args.dest)
+    print(f"exported {args.gradebook} to {written}")
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    with Gradebook(args.gradebook) as book:
+        result = gradebook_io.import_scores(book, args.source)
+    print(f"imported {result.added} score entries ({result.skipped} already present)")
     return 0
 
 
@@ -76,6 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _check(args)
         if args.command == "grade":
             return _grade(args)
+        if args.command == "queue":
+            return _queue(args)
+        if args.command == "export":
+            return _export(args)
+        if args.command == "import":
+            return _import(args)
         if args.command == "handout":
             written = handout.write_handout(args.takehome, args.dest)
             print(json.dumps({"handout": args.takehome, "dest": str(args.dest), "files": len(written)}))

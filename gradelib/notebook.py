@@ -9,18 +9,21 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import ingest, render, takehomes
+from gradelib.errors import GradelibError
 from gradelib.result import LineResult, Report
 from gradelib.rubric import Rubric, default_rubric, load_rubric
-
-REPORT_SUFFIX = ".json"
 
 
 class NotebookGrading:
     """A grading opened for a notebook: the take-home's grading object plus display helpers."""
 
     def __init__(
-        self, takehome: str, submission: str | Path, *, name: str | None = None, rubric: str | Path | None = None
+        self, takehome: str, submission: str | Path | None, *, name: str | None = None, rubric: str | Path | None = None
     ) -> None:
+        if not submission:
+            raise GradelibError(
+                f"set `submission` in the parameters cell to the folder or archive to grade ({takehome})"
+            )
         self.takehome = takehome
         self.rubric: Rubric = load_rubric(Path(rubric), takehome=takehome) if rubric else default_rubric(takehome)
         path = Path(submission)
@@ -67,6 +70,25 @@ class NotebookGrading:
         """The final score table."""
         return render.report_html(report, {line.id: line.title for line in self.rubric.lines})
 
+    def panel(self, gradebook: str | Path, report: Report | None = None) -> Any:
+        """The reviewer's scoring panel (a read-only table in headless runs).
+
+        With `report`, the kit's lines are this notebook's fresh results, not the gradebook's last run.
+        """
+        from gradelib import review
+        from gradelib.gradebook import Gradebook
+
+        with Gradebook(Path(gradebook)) as book:
+            row = book.submission_by_label(self.takehome, self.name) or book.submission(self.takehome, self.name)
+        if row is None:
+            return render.Html(
+                f"{render.STYLE}<div class='gl-card'>Not in the gradebook <code>{render.esc(gradebook)}</code> yet: "
+                "grade it with <code>gradelib grade</code> first to score it here.</div>",
+                "not in the gradebook yet",
+            )
+        lines = report.lines if report is not None else None
+        return review.scoring_panel(gradebook, self.takehome, row.name, self.rubric, lines=lines)
+
     def close(self) -> None:
         """Remove the sandbox workspace and any unpacked archive."""
         self.grading.__exit__(None, None, None)
@@ -75,17 +97,18 @@ class NotebookGrading:
 
 
 def open_grading(
-    takehome: str, submission: str | Path, *, name: str | None = None, rubric: str | Path | None = None
+    takehome: str, submission: str | Path | None, *, name: str | None = None, rubric: str | Path | None = None
 ) -> NotebookGrading:
     """Start grading one submission for a notebook; call `.close()` in the last cell."""
     return NotebookGrading(takehome, submission, name=name, rubric=rubric)
 
 
-def save_report(report: Report, output_dir: str | Path) -> Path:
-    """Write the report's JSON beside the executed notebook."""
-    folder = Path(output_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / f"{report.submission}{REPORT_SUFFIX}"
+def save_report(report: Report, path: str | Path | None) -> Path | None:
+    """Write the report's JSON where the batch asked for it (nothing when `path` is None)."""
+    if path is None:
+        return None
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(report.to_json(indent=2) + "\n", encoding="utf-8")
     return target
 

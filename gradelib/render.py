@@ -163,7 +163,7 @@ def line_html(line: LineResult, title: str = "") -> Html:
     tier = f" &nbsp; suggested tier: <b>{esc(line.tier)}</b>" if line.tier else ""
     body = evidence_html(line.evidence)
     details = f"<details open><summary>evidence</summary>{body}</details>" if body else ""
-    text = _plain(
+    text = plain(
         f"{OUTCOME_SYMBOLS.get(line.outcome, line.outcome)} {title or line.id} {_points(line)}: {line.message}"
     )
     return Html(f'{STYLE}<div class="gl-card">{heading}{tier}<p>{esc(line.message)}</p>{details}</div>', text)
@@ -198,18 +198,18 @@ def isolation_warning(report: Report) -> str | None:
 
 def report_text(report: Report) -> str:
     """The report as terminal lines (plain text; control characters removed)."""
-    lines = [f"{report.takehome}: {_plain(report.submission)}"]
+    lines = [f"{report.takehome}: {plain(report.submission)}"]
     warning = isolation_warning(report)
     if warning:
-        lines.append(f"  {_plain(warning)}")
+        lines.append(f"  {plain(warning)}")
     for line in report.lines:
-        lines.append(f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {_points(line):<10} {_plain(line.message)}")
+        lines.append(f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {_points(line):<10} {plain(line.message)}")
     total = "awaiting review" if report.total is None else f"{report.total:g}"
     maximum = "" if report.max_total is None else f" / {report.max_total:g}"
     lines.append(f"  total: {total}{maximum}")
     return "\n".join(lines)
 
 
-def _plain(text: str) -> str:
+def plain(text: str) -> str:
     """Text safe for a terminal: no escape sequences or other control characters."""
     return "".join(ch if ch.isprintable() or ch == " " else "?" for ch in text)

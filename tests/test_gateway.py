@@ -53,9 +53,7 @@ def call(
     body = raw if raw is not None else None if payload is None else json.dumps(payload).encode()
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
-        conn.request(
-            method, path, body=body, headers={"Content-Type": "application/json", **(headers or {})}
-        )
+        conn.request(method, path, body=body, headers={"Content-Type": "application/json", **(headers or {})})
         response = conn.getresponse()
         return response.status, json.loads(response.read())
     finally:
@@ -191,9 +189,7 @@ def test_outage_always_503_and_never_charges() -> None:
 
 def test_slow_first_answer_comes_late_and_a_retry_with_the_same_key_is_deduped() -> None:
     packaged = load_scenarios()["slow"]
-    fast = dataclasses.replace(
-        packaged, steps=(dataclasses.replace(packaged.steps[0], delay=0.3), *packaged.steps[1:])
-    )
+    fast = dataclasses.replace(packaged, steps=(dataclasses.replace(packaged.steps[0], delay=0.3), *packaged.steps[1:]))
     results: dict[str, tuple[float, tuple[int, Any]]] = {}
 
     def timed(name: str, port: int) -> None:
@@ -339,17 +335,14 @@ def test_serve_refuses_a_second_concurrent_serve() -> None:
 def test_bad_scenario_files(tmp_path: Path, text: str, reason: str) -> None:
     path = tmp_path / "scenarios.toml"
     path.write_text(text)
-    with pytest.raises(
-        ScenarioError, match=reason.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")
-    ):
+    with pytest.raises(ScenarioError, match=reason.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):
         load_scenarios(path)
 
 
 def test_custom_scenario_file_and_unknown_name(tmp_path: Path) -> None:
     path = tmp_path / "scenarios.toml"
     path.write_text(
-        '[scenarios.flaky]\ndescription = "two 502s"\n'
-        "steps = [{status = 502}, {status = 502}, {status = 201}]\n"
+        '[scenarios.flaky]\ndescription = "two 502s"\nsteps = [{status = 502}, {status = 502}, {status = 201}]\n'
     )
     flaky = load_scenarios(path)["flaky"]
     with running(flaky) as (gateway, port):
@@ -404,9 +397,7 @@ def test_node_gateway_stub_dedupes_and_prints_counts() -> None:
             port = _started(process, "gateway: scenario transient on ")
             assert charge(port, "order-1")[0] == 503
             assert charge(port, "order-1")[1]["chargeId"] == "ch_1"
-            assert (
-                charge(port, "order-1", headers={"Idempotency-Key": "x"})[1]["chargeId"] == "ch_1"
-            )
+            assert charge(port, "order-1", headers={"Idempotency-Key": "x"})[1]["chargeId"] == "ch_1"
             assert call(port, raw=b"nope")[0] == 400
             status, counts = call(port, method="GET", path="/counts")
             process.send_signal(signal.SIGINT)
@@ -446,3 +437,48 @@ def test_handout_never_names_the_mechanism() -> None:
     handout = PAYMENTS.joinpath("HANDOUT.md").read_text(encoding="utf-8").lower()
     assert "idempot" not in handout and "key" not in handout
     assert "chargewithretry" in handout and "never result" in handout
+
+
+@needs_node
+@pytest.mark.parametrize(
+    ("client", "distinct_keys"),
+    [("draft", 2), ("fixed", 1)],
+    ids=["draft-two-keys", "fixed-one-key"],
+)
+def test_gradelib_gateway_by_hand_reproduces_the_articles_two_outputs(
+    tmp_path: Path, client: str, distinct_keys: int
+) -> None:
+    """What a reviewer does by hand: `gradelib gateway`, then the client, then Ctrl-C for the counts."""
+    draft = PAYMENTS.joinpath("draft", "checkout.mjs").read_text()
+    source = (
+        draft
+        if client == "draft"
+        else draft.replace(
+            "  for (let i = 0; i < attempts; i++) {",
+            "  const key = crypto.randomUUID();\n  for (let i = 0; i < attempts; i++) {",
+        ).replace("idempotencyKey: crypto.randomUUID()", "idempotencyKey: key")
+    )
+    assert (source == draft) == (client == "draft"), "the fix applies to the draft as written"
+    checkout = tmp_path / "checkout.mjs"
+    checkout.write_text(source)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gradelib", "gateway", "--scenario", "transient", "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        port = _started(process, "gateway: scenario transient on ")
+        script = f"import {{ chargeWithRetry }} from {json.dumps(checkout.as_uri())}; await chargeWithRetry(100);"
+        subprocess.run(
+            [str(NODE), "--input-type=module", "-e", script],
+            env={**os.environ, "GATEWAY_URL": f"http://127.0.0.1:{port}"},
+            check=True,
+            timeout=20,
+        )
+        process.send_signal(signal.SIGINT)
+        out, _ = process.communicate(timeout=5)
+    finally:
+        process.kill()
+    counts = json.loads(out.splitlines()[-1])
+    assert counts["requests"] == 2 and counts["distinct_keys"] == distinct_keys

@@ -25,30 +25,49 @@ def test_committed_notebooks_have_no_outputs(path: Path) -> None:
     assert any("parameters" in cell.metadata.get("tags", []) for cell in nb.cells)
 
 
-def test_batch_grades_samples_into_reports_and_survives_a_broken_one(tmp_path: Path) -> None:
+COHORT = {
+    "replay": {"amara-okafor": 100.0, "chen-wei": 60.0},
+    "payments": {"kemi-adeyemi": None, "iris-moreau": None},
+}
+TITLES = {
+    "replay": ("Two replay runs are byte-identical", "Missing fixture fails loudly"),
+    "payments": ("Found the defect", "Key scope"),
+}
+
+
+def test_batch_runs_both_notebooks_headless_and_survives_a_broken_submission(tmp_path: Path) -> None:
     cohort = tmp_path / "cohort"
-    cohort.mkdir()
-    for name in ("amara-okafor", "chen-wei"):
-        shutil.copytree(SAMPLES / "replay" / name, cohort / name)
-    (cohort / "broken.zip").write_bytes(b"this is not a zip")
+    for takehome, names in COHORT.items():
+        for name in names:
+            shutil.copytree(SAMPLES / takehome / name, cohort / takehome / name)
+    (cohort / "replay" / "broken.zip").write_bytes(b"this is not a zip")
     reports = tmp_path / "reports"
-    outcomes = {o.submission: o for o in batch.grade([cohort], reports=reports, jobs=2)}
+    outcomes = {o.submission: o for o in batch.grade([cohort], reports=reports, jobs=2, reveal=True)}
     assert outcomes["broken"].status == "error" and "zip" in (outcomes["broken"].error or "")
-    for name, total in (("amara-okafor", 100.0), ("chen-wei", 60.0)):
-        outcome = outcomes[name]
-        assert outcome.status == "graded", outcome.error
-        nb = nbformat.read(reports / "replay" / f"{name}.ipynb", as_version=4)
-        errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-        assert errors == []
-        shown = "".join(
-            o.get("data", {}).get("text/html", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
-        )
-        for title in ("Two replay runs are byte-identical", "Missing fixture fails loudly", "total"):
-            assert title in shown
-        result = json.loads((reports / "replay" / f"{name}.json").read_text())
-        assert result["total"] == total
-        html = (reports / "replay" / f"{name}.html").read_text()
-        assert "replay makes no network calls" in html
+    for takehome, names in COHORT.items():
+        for name, total in names.items():
+            outcome = outcomes[name]
+            assert outcome.status == "graded", outcome.error
+            nb = nbformat.read(reports / takehome / f"{name}.ipynb", as_version=4)
+            outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+            assert [o for o in outputs if o.output_type == "error"] == []
+            shown = "".join(o.get("data", {}).get("text/html", "") for o in outputs)
+            for title in (*TITLES[takehome], "total", "kit suggests"):
+                assert title in shown, (name, title)
+            result = json.loads((reports / takehome / f"{name}.json").read_text())
+            assert result["total"] == total and result["submission"] == name
+            html = (reports / takehome / f"{name}.html").read_text()
+            assert TITLES[takehome][0] in html
+
+
+def test_payments_handout_has_task_draft_and_gateway(tmp_path: Path) -> None:
+    assert cli.main(["handout", "payments", str(tmp_path / "out")]) == 0
+    out = tmp_path / "out"
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "checkout.mjs", "gateway"]
+    assert (out / "gateway" / "server.mjs").exists()
+    text = (out / "README.md").read_text().lower()
+    assert "never" in text and "two charges" in text and "restart" in text and "idempoten" not in text
+    assert "crypto.randomUUID()" in (out / "checkout.mjs").read_text()
 
 
 def test_handout_writes_the_task_tickets_and_labels(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
