@@ -21,6 +21,7 @@ import errno
 import fcntl
 import json
 import os
+import platform
 import resource
 import signal
 import socket
@@ -41,6 +42,12 @@ MS_NOEXEC = 8
 MS_BIND = 4096
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
+MS_RDONLY = 1
+MS_REMOUNT = 32
+MNT_DETACH = 2
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "armv7l": 218, "ppc64le": 203, "s390x": 217}
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 PR_SET_PDEATHSIG = 1
 SIOCGIFFLAGS = 0x8913
 SIOCSIFFLAGS = 0x8914
@@ -114,23 +121,85 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
 
 
 def arrange_mounts(config: dict[str, Any], notes: list[str]) -> None:
-    """Keep mounts private, point DNS at the grader's resolver, hide the reviewer's folders."""
+    """Build a minimal root and move into it: the system read-only, the workspace, private /tmp.
+
+    Everything else (the reviewer's home, the kit's repository and reports, /run's sockets,
+    other submissions) is simply not there. DNS points at the grader's logging resolver.
+    """
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    root = config["root_dir"]
+    _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
+    for path in SYSTEM_PATHS:
+        _expose(root, path, read_only=True, notes=notes)
+    _mount("tmpfs", _mkdir(root, "/tmp"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m")
+    _device_nodes(root, notes)
+    for path in config.get("writable", []):
+        _expose(root, path, read_only=False, notes=notes)
     resolv = config.get("resolv_conf")
     if resolv:
+        target = os.path.realpath("/etc/resolv.conf")
         try:
-            _mount(resolv, os.path.realpath("/etc/resolv.conf"), None, MS_BIND)
+            inside = root + target
+            if not os.path.exists(inside):
+                os.makedirs(os.path.dirname(inside), exist_ok=True)
+                open(inside, "w").close()
+            _mount(resolv, inside, None, MS_BIND)
         except OSError as exc:
             notes.append(f"DNS names are not logged: {exc}")
-    keep = [os.path.realpath(p) for p in config.get("keep_visible", [])]
-    for hidden in config.get("hide", []):
-        real = os.path.realpath(hidden)
-        if not os.path.isdir(real) or any(k == real or k.startswith(real + "/") for k in keep):
-            continue
+    os.makedirs(root + "/proc", exist_ok=True)
+    os.chdir(root)
+    _check(_libc.syscall(SYS_PIVOT_ROOT[platform.machine()], b".", b"."), "pivot_root")
+    _check(_libc.umount2(b".", MNT_DETACH), "detach the old root")
+    os.chdir("/")
+
+
+def _mkdir(root: str, path: str) -> str:
+    inside = root + path
+    os.makedirs(inside, exist_ok=True)
+    return inside
+
+
+def _expose(root: str, path: str, *, read_only: bool, notes: list[str]) -> None:
+    """Bind `path` at the same place inside the new root (links re-created as links)."""
+    if os.path.islink(path):
+        os.symlink(os.readlink(path), root + path)
+        return
+    if not os.path.exists(path):
+        return
+    inside = _mkdir(root, path) if os.path.isdir(path) else root + path
+    if not os.path.isdir(path):
+        os.makedirs(os.path.dirname(inside), exist_ok=True)
+        open(inside, "a").close()
+    _mount(path, inside, None, MS_BIND | MS_REC)
+    if read_only:
         try:
-            _mount("tmpfs", real, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,mode=755")
-        except OSError as exc:
-            notes.append(f"could not hide {real}: {exc}")
+            _mount(None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+        except OSError:
+            with contextlib.suppress(OSError):  # a user namespace must keep the source's locked flags
+                _mount(None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+            if not _read_only(inside):
+                notes.append(f"{path} is visible read-write: could not remount it read-only")
+
+
+def _read_only(path: str) -> bool:
+    return bool(os.statvfs(path).f_flag & os.ST_RDONLY)
+
+
+def _device_nodes(root: str, notes: list[str]) -> None:
+    """The few devices programs expect, plus a private /dev/shm."""
+    dev = _mkdir(root, "/dev")
+    for name in DEVICES:
+        source = f"/dev/{name}"
+        if os.path.exists(source):
+            open(f"{dev}/{name}", "a").close()
+            try:
+                _mount(source, f"{dev}/{name}", None, MS_BIND)
+            except OSError as exc:
+                notes.append(f"/dev/{name} unavailable: {exc}")
+    _mount("tmpfs", _mkdir(root, "/dev/shm"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=64m")
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
+                         ("stderr", "/proc/self/fd/2")):  # fmt: skip
+        os.symlink(target, f"{dev}/{name}")
 
 
 def bind_listeners(config: dict[str, Any]) -> tuple[list[str], list[int]]:

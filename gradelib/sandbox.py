@@ -38,7 +38,6 @@ SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 ENV_FORCE_NO_NAMESPACES = "GRADELIB_NO_NAMESPACES"
 CANDIDATE_UID_FIRST = 200_000
 CANDIDATE_UID_COUNT = 60_000
-HIDDEN_FOLDERS = ("/root", "/home", "/run", "/var/run", "/mnt", "/media", "/srv")
 LIBFAKETIME_GLOBS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1")
 MAX_TRACE_BYTES = 32 * 1024 * 1024
 OUTPUT_KILL_FACTOR = 16
@@ -348,6 +347,8 @@ class _Call:
         resolv = self.scratch / "resolv.conf"
         resolv.write_text(RESOLV_CONF)
         os.chmod(resolv, 0o644)
+        root_dir = self.scratch / "root"  # the sandbox's minimal root is mounted here, then pivoted into
+        root_dir.mkdir(exist_ok=True)
         with ExitStack() as stack:
             ports: dict[str, int] = {}
             local: dict[str, socket.socket] = {}
@@ -367,8 +368,8 @@ class _Call:
                 "as_root": self.box.as_root,
                 "listen": listen,
                 "resolv_conf": str(resolv),
-                "hide": [*HIDDEN_FOLDERS, os.path.expanduser("~")],
-                "keep_visible": [str(self.box.root), str(self.cwd)],
+                "root_dir": str(root_dir),
+                "writable": [str(self.box.root)],
                 "cwd": str(self.cwd),
                 "argv": argv,
                 "traced": argv[0] == tool("strace"),
@@ -389,6 +390,7 @@ class _Call:
                 stderr=subprocess.PIPE,
                 pass_fds=(child.fileno(),),
                 start_new_session=True,
+                env={"PATH": SANDBOX_PATH},  # the reviewer's environment stops here, even for /proc/1/environ
             )
             child.close()
             stack.callback(_reap, proc)

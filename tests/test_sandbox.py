@@ -177,13 +177,20 @@ def test_the_original_submission_is_never_written(sub: Path) -> None:
     assert ingest.digest(sub) == before
 
 
-def test_candidate_runs_unprivileged_and_cannot_see_the_reviewers_home(sub: Path) -> None:
+def test_candidate_runs_unprivileged_and_sees_only_the_system_and_its_copy(sub: Path) -> None:
+    """The reviewer's home, the kit's repository (reports, gradebook, other submissions) and /run are not there."""
+    hidden = ["/root", "/home", "/run", str(ROOT), str(ROOT / "reports"), str(sub)]
+    probe = "id -u; for p in " + " ".join(hidden) + '; do test -e "$p" && echo "visible $p"; done; touch /usr/x 2>&1'
     with Sandbox(sub) as box:
-        result = box.run(["bash", "-c", "id -u; ls -A ~root 2>&1 | wc -l; ls -A /home | wc -l"], box.copy("a"))
-    uid, root_entries, home_entries = result.stdout.split()
+        copy = box.copy("a")
+        result = box.run(["bash", "-c", probe + "; echo data > /tmp/scratch && cat /tmp/scratch"], copy)
+    uid, *rest = result.stdout.split("\n")
     if os.geteuid() == 0:
         assert uid != "0"
-    assert root_entries == "0" and home_entries == "0"
+    assert "visible" not in result.stdout, result.stdout
+    assert "Read-only file system" in result.stdout or "Permission denied" in result.stdout
+    assert "data" in rest, "a private /tmp works"
+    assert not Path("/tmp/scratch").exists() or Path("/tmp/scratch").read_text() != "data\n"
 
 
 def test_forced_off_namespaces_say_so_and_never_claim_verification(sub: Path, monkeypatch: pytest.MonkeyPatch) -> None:
