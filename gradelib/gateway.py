@@ -7,8 +7,6 @@ import contextlib
 import http
 import json
 import math
-import select
-import signal
 import socket
 import sys
 import threading
@@ -17,14 +15,15 @@ import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
+from gradelib import httpserve
 from gradelib.errors import ScenarioError
+from gradelib.httpserve import POLL_INTERVAL_SECONDS
 
 KeySource = Literal["body", "header", "none"]
 DEFAULT_SCENARIO = "transient"
@@ -47,9 +46,6 @@ MAX_BODY_BYTES = 64 * 1024
 MAX_LOGGED_HEADERS = 64
 MAX_HEADER_CHARS = 1024
 MAX_AMOUNT_CHARS = 200
-# A client that stops sending mid-request frees its thread after this many seconds.
-CLIENT_TIMEOUT_SECONDS = 30.0
-POLL_INTERVAL_SECONDS = 0.05
 # On exit, in-flight answers get this long to finish before their connections are cut.
 STOP_GRACE_SECONDS = 0.5
 
@@ -299,29 +295,12 @@ class Gateway:
                 self._started = time.monotonic()
         try:
             server = _GatewayServer(sock, self)
-        except BaseException:
+            # Setting the stop event releases hung and delayed requests.
+            with httpserve.serving(server, "gradelib-gateway", on_stop=self._stop.set, grace=STOP_GRACE_SECONDS):
+                yield self
+        finally:
             with self._lock:
                 self._serving = False
-            raise
-        thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": POLL_INTERVAL_SECONDS},
-            name="gradelib-gateway",
-            daemon=True,
-        )
-        thread.start()
-        try:
-            yield self
-        finally:
-            try:
-                self._stop.set()  # releases hung and delayed requests
-                server.shutdown()
-                server.cut_connections(STOP_GRACE_SECONDS)
-                server.server_close()
-                thread.join(timeout=5)
-            finally:
-                with self._lock:
-                    self._serving = False
 
     def _charge(self, headers: Mapping[str, str], parsed: _Parsed) -> _Answer:
         """Record one charge request and decide the answer, under the lock so keys never race."""
@@ -382,15 +361,6 @@ class Gateway:
         return answer
 
 
-def _client_gone(conn: socket.socket) -> bool:
-    """True when the peer has closed or reset the connection."""
-    try:
-        readable, _, _ = select.select([conn], [], [], 0)
-        return bool(readable) and conn.recv(1, socket.MSG_PEEK) == b""
-    except (OSError, ValueError):
-        return True
-
-
 def _logged_headers(headers: Message) -> dict[str, str]:
     logged: dict[str, str] = {}
     for name, value in list(headers.items())[:MAX_LOGGED_HEADERS]:
@@ -399,72 +369,26 @@ def _logged_headers(headers: Message) -> dict[str, str]:
     return logged
 
 
-class _GatewayServer(ThreadingHTTPServer):
-    daemon_threads = True
-
+class _GatewayServer(httpserve.BoundServer):
     def __init__(self, sock: socket.socket, gateway: Gateway) -> None:
-        super().__init__(sock.getsockname()[:2], _GatewayHandler, bind_and_activate=False)
-        # Swap in the caller's socket: it may have been bound in another network namespace.
-        self.socket.close()
-        self.socket = sock
-        self.server_address = sock.getsockname()
+        super().__init__(sock, _GatewayHandler, max_connections=MAX_OPEN_CONNECTIONS)
         self.gateway = gateway
-        self._open: set[socket.socket] = set()
-        self._open_changed = threading.Condition()
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        with self._open_changed:
-            full = len(self._open) >= MAX_OPEN_CONNECTIONS
-            if not full:
-                self._open.add(request)
-        if full:
-            self.shutdown_request(request)
-        else:
-            super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        with self._open_changed:
-            self._open.discard(request)
-            self._open_changed.notify_all()
-        super().shutdown_request(request)
-
-    def cut_connections(self, grace: float) -> None:
-        """Let in-flight answers finish for `grace` seconds, then unblock every open connection."""
-        with self._open_changed:
-            self._open_changed.wait_for(lambda: not self._open, grace)
-            for conn in self._open:
-                with contextlib.suppress(OSError):
-                    conn.shutdown(socket.SHUT_RDWR)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay silent: a broken client must not print tracebacks into the kit's output."""
 
 
-class _BodyError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class _GatewayHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # for Expect: 100-continue; every reply still closes
+class _GatewayHandler(httpserve.JsonHandler):
     server_version = "gradelib-gateway/1"
-    sys_version = ""
-    timeout = CLIENT_TIMEOUT_SECONDS
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silence the default per-request log; `main` prints requests itself."""
+    max_body_bytes = MAX_BODY_BYTES
 
     def do_POST(self) -> None:
         server = cast(_GatewayServer, self.server)
         problem: tuple[int, str] | None = None
         raw = b""
         try:
-            raw = self._read_body()
-        except _BodyError as exc:
-            problem = (exc.status, str(exc))
+            raw = self.read_body()
+        except httpserve.BodyError as exc:
+            problem = (exc.status, exc.reason)
         if urlsplit(self.path).path != CHARGE_PATH:
-            self._send_json(404, _error(404))
+            self.send_json(404, _error(404))
             return
         gateway = server.gateway
         if gateway._stop.is_set():
@@ -476,77 +400,35 @@ class _GatewayHandler(BaseHTTPRequestHandler):
         answer = gateway._charge(_logged_headers(self.headers), parsed)
         if answer.status is None:
             while not gateway._stop.wait(POLL_INTERVAL_SECONDS):
-                if _client_gone(self.connection):
+                if httpserve.client_gone(self.connection):
                     break
             self.close_connection = True
             return
         if answer.delay > 0 and gateway._stop.wait(answer.delay):
             self.close_connection = True
             return
-        self._send_json(answer.status, answer.payload)
+        self.send_json(answer.status, answer.payload)
 
     def do_GET(self) -> None:
         gateway = cast(_GatewayServer, self.server).gateway
         path = urlsplit(self.path).path
         if path == COUNTS_PATH:
             counts = gateway.counts()
-            self._send_json(200, counts.to_dict())
+            self.send_json(200, counts.to_dict())
             if gateway.on_counts is not None:
                 with contextlib.suppress(Exception):
                     gateway.on_counts(counts)
         elif path == REQUESTS_PATH:
-            self._send_json(200, [request.to_dict() for request in gateway.requests])
+            self.send_json(200, [request.to_dict() for request in gateway.requests])
         else:
-            self._send_json(404, _error(404))
+            self.send_json(404, _error(404))
 
     def _other(self) -> None:
-        with contextlib.suppress(_BodyError):
-            self._read_body()
-        self._send_json(404, _error(404))
+        with contextlib.suppress(httpserve.BodyError):
+            self.read_body()
+        self.send_json(404, _error(404))
 
     do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _other
-
-    def _send_json(self, status: int, payload: object) -> None:
-        body = json.dumps(payload).encode("utf-8")
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Connection", "close")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-            self.wfile.flush()
-
-    def _read_body(self) -> bytes:
-        try:
-            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-                return self._read_chunked()
-            length = int(self.headers.get("Content-Length") or 0)
-            if length < 0:
-                raise ValueError(length)
-            if length > MAX_BODY_BYTES:
-                raise _BodyError(413, "request body too large")
-            data = self.rfile.read(length)
-        except ValueError:
-            raise _BodyError(400, "invalid Content-Length or chunked body") from None
-        except OSError:
-            raise _BodyError(408, "timed out reading the request body") from None
-        if len(data) < length:
-            raise _BodyError(400, "request body ended early")
-        return data
-
-    def _read_chunked(self) -> bytes:
-        chunks: list[bytes] = []
-        while size := int(self.rfile.readline(1024).split(b";")[0].strip() or b"x", 16):
-            if size < 0 or sum(map(len, chunks)) + size > MAX_BODY_BYTES:
-                raise _BodyError(413, "request body too large")
-            chunks.append(self.rfile.read(size))
-            self.rfile.readline(1024)
-        while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-            pass  # trailers
-        return b"".join(chunks)
 
 
 def _print_request(request: GatewayRequest) -> None:
@@ -569,15 +451,11 @@ def _print_counts(counts: GatewayCounts) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the gateway until Ctrl-C or SIGTERM; log requests to stderr, print counts on exit."""
     parser = argparse.ArgumentParser(prog="python -m gradelib.gateway", description=__doc__)
-    parser.add_argument(
-        "--scenario", default=DEFAULT_SCENARIO, help="a scenario name from the scenarios file"
-    )
+    parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help="a scenario name from the scenarios file")
     parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
     parser.add_argument("--scenarios", type=Path, help="scenarios TOML (default: the packaged one)")
-    parser.add_argument(
-        "--counts-every", type=float, metavar="SECONDS", help="also print the counts this often"
-    )
+    parser.add_argument("--counts-every", type=float, metavar="SECONDS", help="also print the counts this often")
     args = parser.parse_args(argv)
     if args.counts_every is not None and not args.counts_every > 0:
         parser.error("--counts-every must be a positive number of seconds")
@@ -596,29 +474,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"gateway: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    stop = threading.Event()
-    restore: list[tuple[signal.Signals, Any]] = []
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            restore.append((signum, signal.signal(signum, lambda *_: stop.set())))
-    try:
-        with sock, gateway.serve(sock):
-            host, port = sock.getsockname()[:2]
-            print(
-                f"gateway: scenario {gateway.scenario.name} on http://{host}:{port};"
-                " Ctrl-C prints the counts and stops",
-                file=sys.stderr,
-                flush=True,
-            )
-            next_counts = time.monotonic() + (args.counts_every or math.inf)
-            with contextlib.suppress(KeyboardInterrupt):
-                while not stop.wait(POLL_INTERVAL_SECONDS * 4):
-                    if time.monotonic() >= next_counts:
-                        _print_counts(gateway.counts())
-                        next_counts += args.counts_every
-    finally:
-        for signum, previous in restore:
-            signal.signal(signum, previous)
+    with httpserve.stop_on_signals() as stop, sock, gateway.serve(sock):
+        host, port = sock.getsockname()[:2]
+        print(
+            f"gateway: scenario {gateway.scenario.name} on http://{host}:{port}; Ctrl-C prints the counts and stops",
+            file=sys.stderr,
+            flush=True,
+        )
+        next_counts = time.monotonic() + (args.counts_every or math.inf)
+        with contextlib.suppress(KeyboardInterrupt):
+            while not stop.wait(POLL_INTERVAL_SECONDS * 4):
+                if time.monotonic() >= next_counts:
+                    _print_counts(gateway.counts())
+                    next_counts += args.counts_every
     _print_counts(gateway.counts())
     return 0
 

@@ -7,19 +7,18 @@ import contextlib
 import hashlib
 import json
 import re
-import signal
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
+from gradelib import httpserve
 from gradelib.errors import SubmissionError
 
 LABELS: tuple[str, ...] = ("billing", "bug", "account", "feature_request", "other")
@@ -29,9 +28,6 @@ DEFAULT_MODEL = "gradelib-stub-1"
 CHAT_PATH_SUFFIX = "/chat/completions"
 MODELS_PATH_SUFFIX = "/models"
 MAX_BODY_BYTES = 4 * 1024 * 1024
-# A client that stops sending mid-request frees its thread after this many seconds.
-CLIENT_TIMEOUT_SECONDS = 30.0
-POLL_INTERVAL_SECONDS = 0.05
 PACKAGED_TICKETS = ("replay", "tickets.json")
 
 # One reason per label; the hash picks the wording so replies look varied but never change.
@@ -223,28 +219,11 @@ class ModelStub:
             self._serving = True
         try:
             server = _StubServer(sock, self)
-        except BaseException:
+            with httpserve.serving(server, "gradelib-modelstub", on_stop=server.stop):
+                yield self
+        finally:
             with self._lock:
                 self._serving = False
-            raise
-        thread = threading.Thread(
-            target=server.serve_forever,
-            kwargs={"poll_interval": POLL_INTERVAL_SECONDS},
-            name="gradelib-modelstub",
-            daemon=True,
-        )
-        thread.start()
-        try:
-            yield self
-        finally:
-            try:
-                server.stopped = True
-                server.shutdown()
-                server.server_close()
-                thread.join(timeout=5)
-            finally:
-                with self._lock:
-                    self._serving = False
 
     def _answer(self, raw: bytes) -> _Reply:
         try:
@@ -331,36 +310,19 @@ class ModelStub:
         return call
 
 
-class _StubServer(ThreadingHTTPServer):
-    daemon_threads = True
-
+class _StubServer(httpserve.BoundServer):
     def __init__(self, sock: socket.socket, stub: ModelStub) -> None:
-        super().__init__(sock.getsockname()[:2], _StubHandler, bind_and_activate=False)
-        # Swap in the caller's socket: it may have been bound in another network namespace.
-        self.socket.close()
-        self.socket = sock
-        self.server_address = sock.getsockname()
+        super().__init__(sock, _StubHandler)
         self.stub = stub
         self.stopped = False  # set on exit: a straggling request is then dropped, not recorded
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        """Stay silent: a broken client must not print tracebacks into the kit's output."""
+    def stop(self) -> None:
+        self.stopped = True
 
 
-class _BodyError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-class _StubHandler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"  # for Expect: 100-continue; every reply still closes
+class _StubHandler(httpserve.JsonHandler):
     server_version = "gradelib-modelstub/1"
-    sys_version = ""
-    timeout = CLIENT_TIMEOUT_SECONDS
-
-    def log_message(self, format: str, *args: Any) -> None:
-        """Silence the default per-request log; `main` prints calls itself."""
+    max_body_bytes = MAX_BODY_BYTES
 
     def do_POST(self) -> None:
         path = urlsplit(self.path).path
@@ -368,9 +330,10 @@ class _StubHandler(BaseHTTPRequestHandler):
         answer: _Reply | None = None
         raw = b""
         try:
-            raw = self._read_body()
-        except _BodyError as exc:
-            error = _error_payload(str(exc), "invalid_request_error", None)
+            raw = self.read_body()
+        except httpserve.BodyError as exc:
+            # OpenAI-style errors are sentences.
+            error = _error_payload(f"{exc.reason[:1].upper()}{exc.reason[1:]}.", "invalid_request_error", None)
             answer = _Reply(exc.status, error, None, None, "")
         if not path.rstrip("/").endswith(CHAT_PATH_SUFFIX):
             self._not_found(path)
@@ -385,7 +348,7 @@ class _StubHandler(BaseHTTPRequestHandler):
                 error = _error_payload("stub error", "server_error", None)
                 answer = _Reply(500, error, None, None, "")
         server.stub._record("POST", path, answer)
-        self._send_json(answer.status, answer.payload)
+        self.send_json(answer.status, answer.payload)
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
@@ -394,7 +357,7 @@ class _StubHandler(BaseHTTPRequestHandler):
             return
         model = cast(_StubServer, self.server).stub.model
         entry = {"id": model, "object": "model", "created": 0, "owned_by": "gradelib"}
-        self._send_json(200, {"object": "list", "data": [entry]})
+        self.send_json(200, {"object": "list", "data": [entry]})
 
     def _other(self) -> None:
         self._not_found(urlsplit(self.path).path)
@@ -403,49 +366,7 @@ class _StubHandler(BaseHTTPRequestHandler):
 
     def _not_found(self, path: str) -> None:
         payload = _error_payload(f"Unknown path {path!r}.", "invalid_request_error", "not_found")
-        self._send_json(404, payload)
-
-    def _send_json(self, status: int, payload: Mapping[str, Any]) -> None:
-        body = json.dumps(payload).encode("utf-8")
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Connection", "close")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-            self.wfile.flush()
-
-    def _read_body(self) -> bytes:
-        try:
-            if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
-                return self._read_chunked()
-            length = int(self.headers.get("Content-Length") or 0)
-            if length < 0:
-                raise ValueError(length)
-            if length > MAX_BODY_BYTES:
-                raise _BodyError(413, "Request body too large.")
-            data = self.rfile.read(length)
-        except ValueError:
-            raise _BodyError(400, "Invalid Content-Length or chunked body.") from None
-        except OSError:
-            raise _BodyError(408, "Timed out reading the request body.") from None
-        if len(data) < length:
-            raise _BodyError(400, "Request body ended early.")
-        return data
-
-    def _read_chunked(self) -> bytes:
-        chunks: list[bytes] = []
-        while size := int(self.rfile.readline(1024).split(b";")[0].strip() or b"x", 16):
-            if size < 0 or sum(map(len, chunks)) + size > MAX_BODY_BYTES:
-                raise _BodyError(413, "Request body too large.")
-            chunks.append(self.rfile.read(size))
-            self.rfile.readline(1024)
-        while self.rfile.readline(1024) not in (b"\r\n", b"\n", b""):
-            pass  # trailers
-        return b"".join(chunks)
+        self.send_json(404, payload)
 
 
 def load_tickets(path: Path) -> list[dict[str, str]]:
@@ -538,26 +459,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"modelstub: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    stop = threading.Event()
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        # Also when SIGINT is ignored (a backgrounded shell job): either signal stops the stub.
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, lambda *_: stop.set())
-    try:
-        with sock, stub.serve(sock):
-            host, port = sock.getsockname()[:2]
-            print(
-                f"modelstub: {args.mode} on http://{host}:{port}/v1 ({len(tickets)} tickets); Ctrl-C to stop",
-                file=sys.stderr,
-                flush=True,
-            )
-            with contextlib.suppress(KeyboardInterrupt):
-                while not stop.wait(0.2):
-                    pass
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+    with httpserve.stop_on_signals() as stop, sock, stub.serve(sock):
+        host, port = sock.getsockname()[:2]
+        print(
+            f"modelstub: {args.mode} on http://{host}:{port}/v1 ({len(tickets)} tickets); Ctrl-C to stop",
+            file=sys.stderr,
+            flush=True,
+        )
+        with contextlib.suppress(KeyboardInterrupt):
+            while not stop.wait(0.2):
+                pass
     print(json.dumps(summary(stub), indent=2), flush=True)
     return 0
 

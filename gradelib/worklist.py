@@ -38,5 +38,7 @@ def queue(book: Gradebook, reviewer: str, *, takehome: str | None = None, reveal
         todo = tuple(line for line in human if line not in scored)
         if todo:
             label = row.name if reveal else row.blind_label
-            found.append((_order_key(reviewer, row.takehome, row.name), Pending(row.takehome, label, todo, run.notebook)))
+            found.append(
+                (_order_key(reviewer, row.takehome, row.name), Pending(row.takehome, label, todo, run.notebook))
+            )
     return [pending for _, pending in sorted(found)]

@@ -11,24 +11,14 @@ from conftest import write_tree
 from matplotlib.figure import Figure
 
 from gradelib import charts, safetext
+from gradelib.clientruns import find_tests, parse_result, tap_summary
 from gradelib.gateway import GatewayRequest
+from gradelib.keyscope import classify_key_scope, draft_diff, gaps, has_backoff, least_gaps, same_key_after_restart
+from gradelib.notehints import find_hints
 from gradelib.result import LineResult, Report
 from gradelib.rubric import default_rubric
 from gradelib.takehomes import payments
-from gradelib.takehomes.payments import (
-    PaymentsGrading,
-    classify_key_scope,
-    draft_diff,
-    find_hints,
-    find_tests,
-    gaps,
-    has_backoff,
-    least_gaps,
-    parse_result,
-    same_key_after_restart,
-    tap_summary,
-    tier_rows,
-)
+from gradelib.takehomes.payments import PaymentsGrading, tier_rows
 
 DRAFT = Path(payments.__file__).parent / "payments" / "draft" / "checkout.mjs"
 

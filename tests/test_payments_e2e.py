@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, write_tree
 
+from gradelib import clientruns
 from gradelib.result import Report
 from gradelib.takehomes import payments
 
@@ -31,7 +32,7 @@ CONTRACT_FACTS = [
     "key_scope", "tests_green_on_own", "tests_red_on_draft", "dropped_payment_on_outage",
     "outage_attempts", "backoff", "slow_distinct_keys",
 ]  # fmt: skip
-HANG_BOUND = payments.SCENARIO_LIMITS.wall_seconds + 15  # the transient run's limit, then the rest is skipped
+HANG_BOUND = clientruns.SCENARIO_LIMITS.wall_seconds + 15  # the transient run's limit, then the rest is skipped
 QUICK_BOUND = 20.0
 POOL = 4  # the grading machine may have 2 CPUs: more at once only adds noise to timings
 
@@ -188,7 +189,7 @@ def test_a_client_that_floods_the_gateway_is_stopped(graded: Mapping[str, Graded
     message = _client_error(graded, "floods")
     assert "flooded the gateway" in message
     facts = graded["floods"].report.facts
-    assert payments.MAX_REQUESTS < facts["transient_requests"] < payments.MAX_REQUESTS * 4
+    assert clientruns.MAX_REQUESTS < facts["transient_requests"] < clientruns.MAX_REQUESTS * 4
     assert graded["floods"].seconds < QUICK_BOUND
 
 

@@ -1,0 +1,334 @@
+"""Running a candidate's payment client and tests in the sandbox against the gateway."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gradelib import safefs, safetext
+from gradelib.errors import UnsafeFile
+from gradelib.gateway import Gateway, GatewayCounts, GatewayRequest
+from gradelib.keyscope import gaps
+from gradelib.lazy import cached
+from gradelib.rubric import takehome_data
+from gradelib.sandbox import Limits, RunResult, Sandbox, Service, tool
+
+CHECKOUT = "checkout.mjs"
+PACKAGE_JSON = "package.json"
+DRIVER = "driver.mjs"
+DRIVER_FOLDER = "payments"  # the take-home's package-data folder, where the driver ships
+RESULT_MARKER = "GRADELIB_RESULT "
+AMOUNT = 4200
+GATEWAY_PORT = 8099
+GATEWAY_ENV = {"GATEWAY_URL": "http://{host}:{port}"}
+SCENARIO_LIMITS = Limits(wall_seconds=30, cpu_seconds=30)
+SLOW_LIMITS = Limits(wall_seconds=40, cpu_seconds=40)
+TEST_LIMITS = Limits(wall_seconds=120, cpu_seconds=120)
+NPM_ENV = {
+    "npm_config_update_notifier": "false",
+    "npm_config_fund": "false",
+    "npm_config_audit": "false",
+    "npm_config_offline": "true",
+}
+MAX_REQUESTS = 50  # per run: more than this is a flood, and the kit stops the client
+# Load on the grading machine only ever lengthens a gap, so the outage run is repeated (fresh copy,
+# fresh gateway) and each gap taken as the least seen; not for runs that already took long.
+OUTAGE_RUNS = 3
+OUTAGE_REPEAT_UNDER_SECONDS = 5.0
+NPM_PLACEHOLDER = "no test specified"  # `npm init`'s default test script, which only fails
+# What `node --test` finds on its own (Node 20): *.test.js, *-test.js, *_test.js, test-*.js,
+# test.js and anything under a test/ folder, each also as .mjs and .cjs.
+TEST_FILE = re.compile(r"(^|/)(test/.*|[^/]*[.\-_]test|test-[^/]*|test)\.[cm]?js$")
+EXIT_UNSETTLED = 13  # node's exit status when top-level await never settles
+MAX_PACKAGE_BYTES = 256 * 1024
+MAX_ROWS = 100
+NODE_MISSING = (
+    "node is not installed on the grading machine: install Node.js 20"
+    " (`apt-get install nodejs`, or the README's setup command)"
+)
+NPM_MISSING = (
+    "the submission's tests need npm, which is not installed on the grading machine:"
+    " `apt-get install npm` (or the README's setup command)"
+)
+
+
+def parse_result(stdout: str) -> dict[str, Any] | None:
+    """The driver's result: the last GRADELIB_RESULT line of stdout, or None."""
+    for line in reversed(stdout.splitlines()):
+        if line.startswith(RESULT_MARKER):
+            try:
+                result = json.loads(line[len(RESULT_MARKER) :])
+            except ValueError:
+                return None
+            return result if isinstance(result, dict) else None
+    return None
+
+
+def tap_summary(output: str) -> dict[str, int]:
+    """The `# tests N`, `# pass N`, `# fail N` counts of a node:test (TAP) run."""
+    found = re.findall(r"^# (tests|pass|fail|cancelled|skipped|todo) (\d+)\s*$", output, re.M)
+    return {name: int(count) for name, count in found}
+
+
+def find_tests(root: Path) -> tuple[str, tuple[str, ...]] | None:
+    """("npm", npm test) for a package.json test script, ("node", node --test) for test files."""
+    try:
+        package = json.loads(safefs.read_file(root, PACKAGE_JSON, MAX_PACKAGE_BYTES) or b"null")
+    except (UnsafeFile, ValueError):
+        package = None
+    scripts = package.get("scripts") if isinstance(package, dict) else None
+    script = scripts.get("test") if isinstance(scripts, dict) else None
+    if isinstance(script, str) and script.strip() and NPM_PLACEHOLDER not in script:
+        return "npm", ("npm", "test")
+    for path in safefs.list_files(root):
+        parts = Path(path).parts
+        if "node_modules" in parts:
+            continue
+        if TEST_FILE.search(path):
+            return "node", ("node", "--test")
+    return None
+
+
+@dataclass(frozen=True)
+class ClientRun:
+    """One run of the driver: the sandbox result and what chargeWithRetry did."""
+
+    run: RunResult
+    outcome: str | None  # resolved / rejected / no_export / import_error; None: no result
+    value: Any
+    error: str | None
+    unhandled: tuple[str, ...]
+    requests: int  # charge requests this run made
+    stop_reason: str | None  # "flood" or "restart" when the kit stopped it
+
+    @property
+    def problem(self) -> str | None:
+        """Why this run says nothing about the client's behaviour, or None."""
+        if self.stop_reason == "flood":
+            return f"flooded the gateway: stopped after {self.requests} requests (limit {MAX_REQUESTS})"
+        if self.run.timed_out:
+            return f"hung: no result after {self.run.duration:.0f} s ({self.requests} requests); killed"
+        if self.run.output_limit_hit:
+            return "printed more than the output limit; killed"
+        if self.outcome == "no_export":
+            return self.error or f"{CHECKOUT} does not export a function chargeWithRetry"
+        if self.outcome == "import_error":
+            return f"{CHECKOUT} cannot be imported as an ES module: {self.error}"
+        if self.outcome is None and self.stop_reason is None:
+            if self.run.exit_code == EXIT_UNSETTLED:
+                return "chargeWithRetry never settled: node exited with nothing left to wait for"
+            last = self.run.tail("stderr", 1) or self.run.tail("stdout", 1)
+            said = f": {safetext.plain(last, 160)}" if last.strip() else ""
+            return f"crashed: {self.run.status()} without a result{said}"
+        return None
+
+    def evidence(self) -> dict[str, Any]:
+        """A JSON-ready summary."""
+        return {
+            "outcome": self.outcome,
+            "value": self.value,
+            "error": self.error,
+            "problem": self.problem,
+            "requests": self.requests,
+            "stopped_by_kit": self.stop_reason,
+            "unhandled": list(self.unhandled),
+            "run": self.run.evidence(),
+        }
+
+
+@dataclass(frozen=True)
+class ScenarioRun:
+    """One gateway scenario: the client runs against it and the requests it logged."""
+
+    scenario: str
+    runs: tuple[ClientRun, ...]
+    requests: tuple[GatewayRequest, ...]
+    counts: GatewayCounts
+    skipped: str | None = None
+
+    @property
+    def problem(self) -> str | None:
+        """The first run problem (a restart's planned kill is not one)."""
+        return next((run.problem for run in self.runs if run.problem), None)
+
+    @property
+    def last(self) -> ClientRun | None:
+        """The last client run."""
+        return self.runs[-1] if self.runs else None
+
+    def gaps(self) -> list[float]:
+        """Seconds between consecutive requests."""
+        return gaps([request.time for request in self.requests])
+
+    def rows(self) -> list[dict[str, Any]]:
+        """The request log as table rows; time in seconds since the first request."""
+        start = self.requests[0].time if self.requests else 0.0
+        first_run = self.runs[0].requests if len(self.runs) > 1 else None
+        rows = []
+        for request in self.requests[:MAX_ROWS]:
+            row: dict[str, Any] = {}
+            if first_run is not None:
+                row["run"] = 1 if request.index < first_run else 2
+            row |= {
+                "index": request.index,
+                "time": round(request.time - start, 3),
+                "key": request.key,
+                "attempt": request.attempt,
+                "status": "hung" if request.status is None else request.status,
+                "charged": request.charged,
+            }
+            rows.append(row)
+        return rows
+
+    def evidence(self) -> dict[str, Any]:
+        """A JSON-ready summary: counts, runs, and the request table."""
+        return {
+            "skipped": self.skipped,
+            "counts": self.counts.to_dict(),
+            "runs": [run.evidence() for run in self.runs],
+            "requests": self.rows(),
+        }
+
+
+@dataclass(frozen=True)
+class SuiteRuns:
+    """The candidate's tests on their own code and with the model draft in its place."""
+
+    kind: str | None  # "npm", "node" or None (no tests)
+    command: tuple[str, ...]
+    own: RunResult | None = None
+    draft: RunResult | None = None
+    problem: str | None = None
+
+    @property
+    def green_on_own(self) -> bool | None:
+        """Exit 0 on the candidate's code; None without tests."""
+        return None if self.own is None else self.own.ok
+
+    @property
+    def red_on_draft(self) -> bool | None:
+        """Anything but a clean exit 0 with the draft in place; None without tests."""
+        return None if self.draft is None else not self.draft.ok
+
+    def evidence(self) -> dict[str, Any]:
+        """A JSON-ready summary of both runs."""
+        runs = {"own": self.own, "draft": self.draft}
+        return {
+            "kind": self.kind,
+            "command": " ".join(self.command),
+            "problem": self.problem,
+            "green_on_own": self.green_on_own,
+            "red_on_draft": self.red_on_draft,
+            **{
+                name: {**run.evidence(), "summary": tap_summary(run.stdout + run.stderr)}
+                for name, run in runs.items()
+                if run is not None
+            },
+        }
+
+
+class _Stopper:
+    """stop_when for one run: a flood, or (restart) the first request reaching the gateway."""
+
+    def __init__(self, gateway: Gateway, *, at_first_request: bool = False) -> None:
+        self.gateway = gateway
+        self.base = gateway.counts().requests
+        self.at_first_request = at_first_request
+        self.reason: str | None = None
+
+    def made(self) -> int:
+        return self.gateway.counts().requests - self.base
+
+    def __call__(self) -> bool:
+        made = self.made()
+        if made > MAX_REQUESTS:
+            self.reason = "flood"
+        elif self.at_first_request and made >= 1:
+            self.reason = "restart"
+        return self.reason is not None
+
+
+class ClientRunner:
+    """Runs the driver and the candidate's tests in one grading's sandbox, each against a fresh gateway."""
+
+    def __init__(self, box: Sandbox, node: str | None) -> None:
+        self.box = box
+        self.node = node
+
+    @cached
+    def driver(self) -> Path:
+        """The driver script, where the sandbox user can read it."""
+        return self.box.kit_file(DRIVER, takehome_data(DRIVER_FOLDER).joinpath(DRIVER).read_bytes())
+
+    def client(self, copy: Path, gateway: Gateway, limits: Limits, *, at_first_request: bool = False) -> ClientRun:
+        """One driver run of the copy's checkout.mjs against the gateway."""
+        stopper = _Stopper(gateway, at_first_request=at_first_request)
+        service = Service("gateway", GATEWAY_PORT, gateway.serve, GATEWAY_ENV)
+        argv = [self.node or "node", str(self.driver), str(copy / CHECKOUT), str(AMOUNT)]
+        run = self.box.run(argv, copy, limits=limits, services=[service], stop_when=stopper)
+        result = parse_result(run.stdout) or {}
+        outcome = result.get("outcome")
+        error = result.get("error")
+        return ClientRun(
+            run=run,
+            outcome=str(outcome) if outcome is not None else None,
+            value=result.get("value"),
+            error=safetext.plain(error, 500) if error is not None else None,
+            unhandled=tuple(safetext.plain(u, 300) for u in result.get("unhandled") or [])[:5],
+            requests=stopper.made(),
+            stop_reason=stopper.reason if run.stopped else None,
+        )
+
+    def scenario(self, name: str, limits: Limits, runs: int = 1, *, skipped: str | None = None) -> ScenarioRun:
+        """The client run `runs` times in one fresh copy against one gateway following the scenario.
+
+        With more than one run, the first is killed at its first request (a restart). With
+        `skipped`, nothing runs and the scenario records why.
+        """
+        gateway = Gateway(name)
+        if skipped is not None:
+            return ScenarioRun(name, (), (), gateway.counts(), skipped=skipped)
+        copy = self.box.copy(name)
+        done = []
+        for number in range(runs):
+            restart = runs > 1 and number == 0
+            done.append(self.client(copy, gateway, limits, at_first_request=restart))
+        return ScenarioRun(name, tuple(done), gateway.requests, gateway.counts())
+
+    def outage_repeats(self, first: ScenarioRun) -> tuple[ScenarioRun, ...]:
+        """More outage runs, each in a fresh copy, when the first one showed waits worth measuring."""
+        if first.problem or len(first.gaps()) < 2 or first.runs[0].run.duration > OUTAGE_REPEAT_UNDER_SECONDS:
+            return ()
+        return tuple(self.scenario("outage", SCENARIO_LIMITS) for _ in range(OUTAGE_RUNS - 1))
+
+    def tests(self, submission: Path, draft_source: str) -> SuiteRuns:
+        """The candidate's tests on their code, then on the model draft, in fresh copies."""
+        found = find_tests(submission)
+        if found is None:
+            return SuiteRuns(None, ())
+        kind, command = found
+        if self.node is None:
+            return SuiteRuns(kind, command, problem=NODE_MISSING)
+        binary = tool(command[0])
+        if binary is None:
+            return SuiteRuns(kind, command, problem=NPM_MISSING)
+        own = self._test_run([binary, *command[1:]], self.box.copy("tests-own"))
+        draft_copy = self.box.copy("tests-draft")
+        target = draft_copy / CHECKOUT
+        try:
+            if target.is_symlink() or target.is_file():
+                target.unlink()
+            target.write_text(draft_source, encoding="utf-8")
+            target.chmod(0o644)
+        except OSError as exc:
+            return SuiteRuns(kind, command, own, problem=f"cannot put the draft in place of {CHECKOUT}: {exc}")
+        draft = self._test_run([binary, *command[1:]], draft_copy)
+        return SuiteRuns(kind, command, own, draft)
+
+    def _test_run(self, argv: Sequence[str], copy: Path) -> RunResult:
+        service = Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)
+        return self.box.run(argv, copy, env=NPM_ENV, limits=TEST_LIMITS, services=[service])
