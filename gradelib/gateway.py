@@ -11,11 +11,9 @@ import socket
 import sys
 import threading
 import time
-import tomllib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from email.message import Message
-from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal, cast
@@ -24,6 +22,7 @@ from urllib.parse import urlsplit
 from gradelib import httpserve
 from gradelib.errors import ScenarioError
 from gradelib.httpserve import POLL_INTERVAL_SECONDS
+from gradelib.scenarios import PACKAGED_SCENARIOS, Scenario, load_scenarios
 
 KeySource = Literal["body", "header", "none"]
 DEFAULT_SCENARIO = "transient"
@@ -34,9 +33,6 @@ COUNTS_PATH = "/counts"
 REQUESTS_PATH = "/requests"
 KEY_FIELD = "idempotencyKey"
 KEY_HEADER = "Idempotency-Key"
-PACKAGED_SCENARIOS = ("payments", "scenarios.toml")
-SCENARIO_FIELDS = frozenset({"description", "steps"})
-STEP_FIELDS = frozenset({"status", "delay", "hang", "charge"})
 # Bounds, so a flooding or hostile client cannot exhaust the grader's memory or threads.
 MAX_LOGGED_REQUESTS = 10_000
 MAX_TRACKED_KEYS = 100_000
@@ -48,34 +44,6 @@ MAX_HEADER_CHARS = 1024
 MAX_AMOUNT_CHARS = 200
 # On exit, in-flight answers get this long to finish before their connections are cut.
 STOP_GRACE_SECONDS = 0.5
-
-
-@dataclass(frozen=True)
-class Step:
-    """What the gateway does with the Nth charge request of a scenario; the last step repeats."""
-
-    status: int
-    delay: float = 0.0
-    hang: bool = False
-    charge: bool = True
-
-    @property
-    def moves_money(self) -> bool:
-        """True when a request meeting this step is charged (2xx or hung, and charge is on)."""
-        return self.charge and (self.hang or 200 <= self.status < 300)
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """A named script of gateway behaviour."""
-
-    name: str
-    description: str
-    steps: tuple[Step, ...]
-
-    def step(self, index: int) -> Step:
-        """The step for the request with this 0-based index (the last step repeats)."""
-        return self.steps[min(index, len(self.steps) - 1)]
 
 
 @dataclass(frozen=True)
@@ -127,58 +95,6 @@ class _Answer:
     status: int | None  # None: hold the connection, never answer
     payload: Mapping[str, Any]
     delay: float
-
-
-def load_scenarios(path: Path | None = None) -> dict[str, Scenario]:
-    """Read a scenarios TOML file (default: the packaged one) into Scenario values by name."""
-    if path is None:
-        resource = resources.files("gradelib.takehomes").joinpath(*PACKAGED_SCENARIOS)
-        where, text = str(resource), resource.read_text(encoding="utf-8")
-    else:
-        where = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ScenarioError(where, f"cannot read scenarios file: {exc}") from exc
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(where, f"not valid TOML: {exc}") from exc
-    tables = data.get("scenarios")
-    if not isinstance(tables, dict) or not tables:
-        raise ScenarioError(where, "no [scenarios.NAME] tables")
-    return {name: _parse_scenario(where, name, table) for name, table in tables.items()}
-
-
-def _parse_scenario(where: str, name: str, table: object) -> Scenario:
-    def bad(reason: str) -> ScenarioError:
-        return ScenarioError(where, reason, scenario=name)
-
-    if not isinstance(table, dict):
-        raise bad("must be a table")
-    if unknown := sorted(set(table) - SCENARIO_FIELDS):
-        raise bad(f"unknown field(s) {', '.join(unknown)}")
-    description, raw_steps = table.get("description", ""), table.get("steps")
-    if not isinstance(description, str):
-        raise bad("description must be a string")
-    if not isinstance(raw_steps, list) or not raw_steps:
-        raise bad("steps must be a non-empty array of tables")
-    steps: list[Step] = []
-    for number, raw in enumerate(raw_steps):
-        if not isinstance(raw, dict):
-            raise bad(f"step {number} must be a table")
-        if unknown := sorted(set(raw) - STEP_FIELDS):
-            raise bad(f"step {number}: unknown field(s) {', '.join(unknown)}")
-        status, delay = raw.get("status"), raw.get("delay", 0.0)
-        hang, charge = raw.get("hang", False), raw.get("charge", True)
-        if type(status) is not int or not 100 <= status <= 599:
-            raise bad(f"step {number}: status must be an integer from 100 to 599")
-        if type(delay) not in (int, float) or not math.isfinite(delay) or delay < 0:
-            raise bad(f"step {number}: delay must be a number of seconds >= 0")
-        if not isinstance(hang, bool) or not isinstance(charge, bool):
-            raise bad(f"step {number}: hang and charge must be true or false")
-        steps.append(Step(status=status, delay=float(delay), hang=hang, charge=charge))
-    return Scenario(name=name, description=" ".join(description.split()), steps=tuple(steps))
 
 
 def _bounded(value: object) -> object:

@@ -24,7 +24,8 @@ import pytest
 
 from gradelib import gateway as gateway_module
 from gradelib.errors import ScenarioError
-from gradelib.gateway import Gateway, GatewayCounts, Scenario, Step, load_scenarios, main
+from gradelib.gateway import Gateway, GatewayCounts, main
+from gradelib.scenarios import Scenario, Step, load_scenarios
 
 PAYMENTS = resources.files("gradelib.takehomes").joinpath("payments")
 ALWAYS_OK = Scenario("ok", "every request succeeds", (Step(200),))
