@@ -9,7 +9,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gradelib import batch, gateway, gradebook_io, handout, ingest, modelstub, render, takehomes, worklist
+from gradelib import (
+    batch,
+    demo,
+    gateway,
+    gradebook_io,
+    handout,
+    ingest,
+    modelstub,
+    render,
+    summary,
+    takehomes,
+    worklist,
+)
 from gradelib.batch import GradeOutcome
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook
@@ -46,6 +58,14 @@ def _parser() -> argparse.ArgumentParser:
     out = sub.add_parser("handout", help="write what a hiring team sends to candidates")
     out.add_argument("takehome", choices=takehomes.TAKEHOMES)
     out.add_argument("dest", type=Path)
+    summary = sub.add_parser("summary", help="the cohort summary: table, charts, calibration -> REPORTS/summary.html")
+    summary.add_argument("--reports", type=Path, default=Path("reports"))
+    summary.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
+    summary.add_argument("--takehome", choices=takehomes.TAKEHOMES)
+    summary.add_argument("--reviewer", help="only the submissions this reviewer scored")
+    summary.add_argument("--from", dest="graded_from", help="graded on or after YYYY-MM-DD")
+    summary.add_argument("--to", dest="graded_to", help="graded on or before YYYY-MM-DD")
+    sub.add_parser("demo", help="enter demo reviewer scores (the sample cohort; see --help)", add_help=False)
     sub.add_parser("stub", help="run the model stub standalone (see --help)", add_help=False)
     sub.add_parser("gateway", help="run the payment gateway standalone (see --help)", add_help=False)
     return parser
@@ -143,12 +163,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return modelstub.main(argv[1:])
     if argv and argv[0] == "gateway":
         return gateway.main(argv[1:])
+    if argv and argv[0] == "demo":
+        return demo.main(argv[1:])
     args = _parser().parse_args(argv)
     try:
         if args.command == "check":
             return _check(args)
         if args.command == "grade":
             return _grade(args)
+        if args.command == "summary":
+            html = summary.run_summary(
+                args.reports,
+                args.gradebook,
+                takehome=args.takehome,
+                reviewer=args.reviewer,
+                graded_from=args.graded_from,
+                graded_to=args.graded_to,
+            )
+            print(f"cohort summary: {html}")
+            return 0
         if args.command == "queue":
             return _queue(args)
         if args.command == "export":
