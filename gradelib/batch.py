@@ -6,18 +6,20 @@ import json
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from gradelib import __version__, staging
+from gradelib.errors import GradelibError
 from gradelib.execute import execute, export_html, notebook_for
 from gradelib.gradebook import DEFAULT_PATH, Gradebook
 from gradelib.review import ENV_HEADLESS
 
 UNKNOWN_TAKEHOME = "unknown"
+SCHEDULER_TIMEOUT = 10  # seconds to reach a Dask scheduler
 Status = Literal["graded", "error", "up_to_date"]
 
 
@@ -102,8 +104,14 @@ def grade(
     force: bool = False,
     reveal: bool = False,
     progress: Callable[[int, int, GradeOutcome], None] | None = None,
+    scheduler: str | None = None,
 ) -> list[GradeOutcome]:
-    """Grade every submission under `paths`; skip those graded at the same digest unless `force`."""
+    """Grade every submission under `paths`; skip those graded at the same digest unless `force`.
+
+    With `scheduler` (a Dask distributed address) the per-submission work runs on that
+    cluster's workers instead of local processes; they need the kit installed, namespaces
+    available, and the same paths for `reports` and the submissions (a shared file system).
+    """
     reports = Path(reports)
     book_path = Path(gradebook) if gradebook else reports / DEFAULT_PATH.name
     found = staging.discover(list(paths))
@@ -135,16 +143,45 @@ def grade(
                 pending.append(_Job(staged, label, row.id, reports, book_path))
     if not pending:
         return outcomes
+    for job, result in _run_all(pending, jobs, scheduler):
+        if isinstance(result, BaseException):  # a worker that died (killed, out of memory): the run stays "running"
+            result = GradeOutcome(
+                job.staged.name, job.label, job.staged.takehome, "error", None, None, repr(result), 0.0
+            )
+        report(result)
+    return outcomes
+
+
+def _run_all(
+    pending: Sequence[_Job], jobs: int | None, scheduler: str | None
+) -> Iterator[tuple[_Job, GradeOutcome | BaseException]]:
+    """Each job's outcome (or the exception that killed its worker), in order of completion."""
+    if scheduler:
+        yield from _run_on_dask(pending, scheduler)
+        return
     workers = max(1, min(jobs or os.cpu_count() or 1, len(pending)))
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures: dict[Future[GradeOutcome], _Job] = {pool.submit(_grade_job, job): job for job in pending}
         for future in as_completed(futures):
+            error = future.exception()
+            yield futures[future], error if error is not None else future.result()
+
+
+def _run_on_dask(pending: Sequence[_Job], scheduler: str) -> Iterator[tuple[_Job, GradeOutcome | BaseException]]:
+    try:
+        from distributed import Client
+        from distributed import as_completed as dask_completed
+    except ImportError as exc:
+        raise GradelibError("--scheduler needs Dask: pip install 'gradelib[dask]'") from exc
+    try:
+        client = Client(scheduler, timeout=SCHEDULER_TIMEOUT)
+    except OSError as exc:
+        raise GradelibError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from exc
+    with client:
+        futures = {client.submit(_grade_job, job, pure=False, key=f"grade-{job.submission_id}"): job for job in pending}
+        for future in dask_completed(futures):
             job = futures[future]
             try:
-                outcome = future.result()
-            except Exception as exc:  # a worker that died (killed, out of memory): the run stays "running"
-                outcome = GradeOutcome(
-                    job.staged.name, job.label, job.staged.takehome, "error", None, None, repr(exc), 0.0
-                )
-            report(outcome)
-    return outcomes
+                yield job, future.result()
+            except Exception as exc:
+                yield job, exc

@@ -44,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--gradebook", type=Path, help="SQLite gradebook (default: REPORTS/gradebook.sqlite)")
     grade.add_argument("--force", action="store_true", help="re-grade submissions that have not changed")
     grade.add_argument("--reveal", action="store_true", help="name reports after candidates, not 'Submission #N'")
+    grade.add_argument("--scheduler", help="a Dask distributed scheduler address: grade on its workers")
     queue = sub.add_parser("queue", help="what a reviewer still has to score, in their own stable order")
     queue.add_argument("--reviewer", required=True)
     queue.add_argument("--takehome", choices=takehomes.TAKEHOMES)
@@ -118,6 +119,7 @@ def _grade(args: argparse.Namespace) -> int:
             force=args.force,
             reveal=args.reveal,
             progress=progress,
+            scheduler=args.scheduler,
         )
     finally:
         progress.close()

@@ -93,3 +93,30 @@ def test_a_batch_killed_midway_resumes_and_keeps_what_was_graded(tmp_path: Path)
             assert run is not None and (run.id, run.finished_at) == (run_id, finished)
         assert all(book.latest_run("replay", name, graded_only=True) for name in QUICK)
     assert all(status == "up_to_date" for status in (o.status for o in batch.grade([cohort], reports=reports)))
+
+
+def test_grading_on_a_dask_cluster_matches_a_local_run(tmp_path: Path) -> None:
+    """`--scheduler`: the same reports and gradebook results from a local Dask cluster the test starts."""
+    from distributed import LocalCluster
+
+    cohort = _cohort(tmp_path, ("amara-okafor", "gus-lindqvist"))
+    local = {o.submission: o.total for o in batch.grade([cohort], reports=tmp_path / "local", jobs=2)}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        remote = batch.grade([cohort], reports=tmp_path / "dask", scheduler=cluster.scheduler_address)
+    assert {o.submission: o.total for o in remote} == local == {"amara-okafor": 100.0, "gus-lindqvist": 70.0}
+    assert {o.status for o in remote} == {"graded"}
+    for where in ("local", "dask"):
+        with Gradebook(tmp_path / where / "gradebook.sqlite") as book:
+            outcomes = [line.outcome for line in book.latest_lines("replay", "gus-lindqvist")]
+        assert outcomes == ["fail", "pass", "pass", "pass", "pass"]
+    assert sorted(p.name for p in (tmp_path / "dask" / "replay").glob("*.html")) == [
+        "submission-01.html",
+        "submission-02.html",
+    ]
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cohort = _cohort(tmp_path, ("amara-okafor",))
+    code = cli.main(["grade", str(cohort), "--reports", str(tmp_path / "r"), "--scheduler", "tcp://127.0.0.1:9"])
+    assert code == 2
+    assert "cannot reach the Dask scheduler" in capsys.readouterr().err
