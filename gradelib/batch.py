@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -19,6 +20,7 @@ from gradelib.gradebook import DEFAULT_PATH, Gradebook
 from gradelib.review import ENV_HEADLESS
 
 UNKNOWN_TAKEHOME = "unknown"
+LOGS = ".logs"  # per-submission kernel logs beside the reports
 SCHEDULER_TIMEOUT = 10  # seconds to reach a Dask scheduler
 Status = Literal["graded", "error", "up_to_date"]
 
@@ -65,7 +67,8 @@ def _grade_job(job: _Job) -> GradeOutcome:
         "result_path": str(result.resolve()),
         "gradebook": str(job.gradebook.resolve()),
     }
-    error = execute(notebook_for(takehome), notebook, parameters)
+    with _stderr_to(out_dir / LOGS / f"{stem}.log"):  # kernel chatter goes to a log, not the progress bar
+        error = execute(notebook_for(takehome), notebook, parameters)
     html = export_html(notebook)
     report: dict[str, Any] | None = None
     if result.exists():
@@ -94,6 +97,20 @@ def _grade_job(job: _Job) -> GradeOutcome:
     )
 
 
+@contextlib.contextmanager
+def _stderr_to(log: Path) -> Iterator[None]:
+    """Point this worker's stderr (inherited by the kernel it starts) at a log file."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    saved = os.dup(2)
+    try:
+        with open(log, "wb") as handle:
+            os.dup2(handle.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def grade(
     paths: Sequence[Path],
     *,
@@ -103,7 +120,7 @@ def grade(
     jobs: int | None = None,
     force: bool = False,
     reveal: bool = False,
-    progress: Callable[[int, int, GradeOutcome], None] | None = None,
+    progress: Callable[[int, int, GradeOutcome | None], None] | None = None,
     scheduler: str | None = None,
 ) -> list[GradeOutcome]:
     """Grade every submission under `paths`; skip those graded at the same digest unless `force`.
@@ -126,6 +143,8 @@ def grade(
         if progress:
             progress(done, len(found), outcome)
 
+    if progress:
+        progress(0, len(found), None)  # the bar appears before the first submission finishes
     with Gradebook(book_path) as book:
         for origin in found:
             staged = staging.stage(origin, reports, takehome)

@@ -87,11 +87,13 @@ class _Progress:
     def __init__(self) -> None:
         self.bar: Any = None
 
-    def __call__(self, done: int, total: int, outcome: GradeOutcome) -> None:
+    def __call__(self, done: int, total: int, outcome: GradeOutcome | None) -> None:
         from tqdm import tqdm
 
         if self.bar is None:
             self.bar = tqdm(total=total, unit="submission", file=sys.stderr, dynamic_ncols=True)
+        if outcome is None:
+            return
         if outcome.status == "up_to_date":
             line = "up to date"
         elif outcome.status == "error":

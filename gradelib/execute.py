@@ -24,7 +24,7 @@ def notebook_for(takehome: str) -> Path:
 
 def _ipc_kernel_manager(folder: str) -> type:
     """A kernel manager on IPC transport: no TCP port, no "running over TCP" warning."""
-    from jupyter_client import KernelManager
+    from jupyter_client.manager import KernelManager
     from traitlets import default
 
     class IpcKernelManager(KernelManager):
