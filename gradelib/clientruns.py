@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ PACKAGE_JSON = "package.json"
 DRIVER = "driver.mjs"
 DRIVER_FOLDER = "payments"  # the take-home's package-data folder, where the driver ships
 RESULT_MARKER = "GRADELIB_RESULT "
+KEY_FILE = ".gradelib-result-key"
 AMOUNT = 4200
 GATEWAY_PORT = 8099
 GATEWAY_ENV = {"GATEWAY_URL": "http://{host}:{port}"}
@@ -56,12 +58,16 @@ NPM_MISSING = (
 )
 
 
-def parse_result(stdout: str) -> dict[str, Any] | None:
-    """The driver's result: the last GRADELIB_RESULT line of stdout, or None."""
+def parse_result(stdout: str, key: str) -> dict[str, Any] | None:
+    """The driver's result: the last GRADELIB_RESULT line carrying this run's key, or None.
+
+    Lines without the key are the candidate's (it shares the driver's stdout) and are ignored.
+    """
+    prefix = f"{RESULT_MARKER}{key} "
     for line in reversed(stdout.splitlines()):
-        if line.startswith(RESULT_MARKER):
+        if key and line.startswith(prefix):
             try:
-                result = json.loads(line[len(RESULT_MARKER) :])
+                result = json.loads(line[len(prefix) :])
             except ValueError:
                 return None
             return result if isinstance(result, dict) else None
@@ -268,9 +274,13 @@ class ClientRunner:
         """One driver run of the copy's checkout.mjs against the gateway."""
         stopper = _Stopper(gateway, at_first_request=at_first_request)
         service = Service("gateway", GATEWAY_PORT, gateway.serve, GATEWAY_ENV)
-        argv = [self.node or "node", str(self.driver), str(copy / CHECKOUT), str(AMOUNT)]
+        key = secrets.token_hex(16)
+        key_file = copy / KEY_FILE  # read and deleted by the driver before the candidate's code loads
+        key_file.write_text(key)
+        argv = [self.node or "node", str(self.driver), str(copy / CHECKOUT), str(AMOUNT), str(key_file)]
         run = self.box.run(argv, copy, limits=limits, services=[service], stop_when=stopper)
-        result = parse_result(run.stdout) or {}
+        key_file.unlink(missing_ok=True)
+        result = parse_result(run.stdout, key) or {}
         outcome = result.get("outcome")
         error = result.get("error")
         return ClientRun(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import subprocess
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,12 +12,10 @@ from typing import Any
 
 from gradelib import safefs
 from gradelib.errors import UnsafeFile
-from gradelib.ingest import SAFE_GIT_CONFIG
 
 MAX_CASSETTE_BYTES = 4 * 1024 * 1024
 MIN_SIBLINGS = 3  # below this there is no "majority" to stand out from
 PROVIDER_KEYS = ("id", "created", "model", "usage", "object", "system_fingerprint")
-GIT_TIMEOUT = 30
 
 
 @dataclass(frozen=True)
@@ -148,40 +144,28 @@ class LateEdit:
     siblings_commit: str
 
 
-def late_edits(repo: Path, cassettes: Sequence[str]) -> list[LateEdit]:
-    """Cassettes whose last commit is later than the one that last touched most of them."""
-    if not (repo / ".git").is_dir() or len(cassettes) < MIN_SIBLINGS:
-        return []
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "GIT_CONFIG_NOSYSTEM": "1", "HOME": "/nonexistent"}
-    try:
-        out = subprocess.run(
-            [
-                "git",
-                *SAFE_GIT_CONFIG,
-                "-c",
-                f"safe.directory={repo}",
-                "-C",
-                str(repo),
-                "log",
-                "--format=\x1e%H\x1f%s",
-                "--name-only",
-                "--no-renames",
-                "--",
-                "cassettes",
-            ],
-            capture_output=True,
-            timeout=GIT_TIMEOUT,
-            env=env,
-            check=True,
-        ).stdout.decode("utf-8", "replace")
-    except (OSError, subprocess.SubprocessError):
+# `git log` for the history of cassettes/. Run it only in the sandbox: a repository's own
+# config (gpg.program with log.showSignature, core.fsmonitor, ...) can run the candidate's code.
+GIT_LOG_ARGV = (
+    "git", "-c", "core.hooksPath=/dev/null", "-c", "log.showSignature=false", "-c", "core.fsmonitor=false",
+    "log", "--no-show-signature", "--format=%x1e%H%x1f%s", "--name-only", "--no-renames", "--", "cassettes",
+)  # fmt: skip
+
+
+def late_edits(git_log: str, cassettes: Sequence[str]) -> list[LateEdit]:
+    """Cassettes whose last commit is later than the one that last touched most of them.
+
+    `git_log` is the output of GIT_LOG_ARGV run in the submission (newest commit first).
+    """
+    if len(cassettes) < MIN_SIBLINGS or "\x1e" not in git_log:
         return []
     last: dict[str, tuple[int, str, str]] = {}
-    for order, block in enumerate(out.split("\x1e")[1:]):
+    for order, block in enumerate(git_log.split("\x1e")[1:]):
         header, _, names = block.partition("\n")
         commit, _, subject = header.partition("\x1f")
-        for name in names.split():
-            last.setdefault(name, (order, commit, subject))  # log is newest first
+        for name in names.split("\n"):
+            if name.strip():
+                last.setdefault(name.strip(), (order, commit, subject))
     touched = {c: last[c] for c in cassettes if c in last}
     if len(touched) < MIN_SIBLINGS:
         return []

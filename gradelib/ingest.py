@@ -21,6 +21,7 @@ from gradelib.errors import SubmissionError
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".bundle")
 MAX_MEMBERS = 20_000
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
+MAX_DEPTH = 64
 MAX_RATIO = 200  # unpacked / packed, beyond which an archive is a bomb
 GIT_TIMEOUT = 60
 SAFE_GIT_CONFIG = (
@@ -62,6 +63,13 @@ def is_submission(path: Path) -> bool:
 
 def digest(folder: Path) -> str:
     """Content digest of a folder: paths, kinds, link targets and bytes; `.git` left out."""
+    try:
+        return _digest(folder)
+    except RecursionError as exc:
+        raise SubmissionError(str(folder), "folders are nested too deeply to read safely") from exc
+
+
+def _digest(folder: Path) -> str:
     sha = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(folder):
         dirnames[:] = sorted(d for d in dirnames if d not in safefs.SKIP_NAMES)
@@ -108,6 +116,8 @@ def _member_path(archive: Path, name: str) -> PurePosixPath:
     member = PurePosixPath(name)
     if member.is_absolute() or ".." in member.parts or name.startswith(("/", "\\")) or "\\" in name:
         raise SubmissionError(str(archive), f"unsafe entry {name!r} (absolute or leaves the folder)")
+    if len(member.parts) > MAX_DEPTH:
+        raise SubmissionError(str(archive), f"an entry is nested more than {MAX_DEPTH} folders deep")
     return member
 
 

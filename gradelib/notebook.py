@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,8 @@ class NotebookGrading:
         module = takehomes.load(takehome)
         self.grading: Any = module.GRADING(path, name=self.name, rubric=self.rubric)
         self.grading.__enter__()
+        # A failing cell never reaches the last cell's close(): clean up when the kernel exits anyway.
+        self._finalizer = weakref.finalize(self, _cleanup, self.grading, self._unpacked)
 
     def __getattr__(self, item: str) -> Any:
         return getattr(self.grading, item)
@@ -91,9 +94,13 @@ class NotebookGrading:
 
     def close(self) -> None:
         """Remove the sandbox workspace and any unpacked archive."""
-        self.grading.__exit__(None, None, None)
-        if self._unpacked:
-            shutil.rmtree(self._unpacked, ignore_errors=True)
+        self._finalizer()
+
+
+def _cleanup(grading: Any, unpacked: Path | None) -> None:
+    grading.__exit__(None, None, None)
+    if unpacked:
+        shutil.rmtree(unpacked, ignore_errors=True)
 
 
 def open_grading(

@@ -25,11 +25,11 @@ class CopyStats:
     skipped: tuple[str, ...]
 
 
-def copy_tree(src: Path, dst: Path, *, reverse_order: bool = False) -> CopyStats:
+def copy_tree(src: Path, dst: Path, *, reverse_order: bool = False, include_git: bool = False) -> CopyStats:
     """Copy a submission folder: files and folders, links as links (never followed).
 
     Devices, FIFOs and sockets are skipped; `.git` is left out (the candidate's
-    code has no business with it). `reverse_order` creates entries in reverse
+    code has no business with it) unless `include_git`. `reverse_order` creates entries in reverse
     name order, which changes directory listing order on some file systems.
     """
     files = total = links = 0
@@ -42,7 +42,7 @@ def copy_tree(src: Path, dst: Path, *, reverse_order: bool = False) -> CopyStats
         for entry in entries:
             rel = os.path.relpath(entry.path, src)
             target = there / entry.name
-            if entry.name in SKIP_NAMES:
+            if entry.name in SKIP_NAMES and not include_git:
                 continue
             mode = entry.stat(follow_symlinks=False).st_mode
             if stat.S_ISLNK(mode):

@@ -41,6 +41,7 @@ CANDIDATE_UID_COUNT = 60_000
 LIBFAKETIME_GLOBS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1")
 MAX_TRACE_BYTES = 32 * 1024 * 1024
 OUTPUT_KILL_FACTOR = 16
+TAIL_BYTES = 64 * 1024
 # Set only for the command itself, after the kit's wrappers (strace, setpriv) have run: a preloaded
 # library such as libfaketime would otherwise start inside them, as root, and own its shared memory.
 LATE_ENV_PREFIXES = ("LD_", "FAKETIME")
@@ -199,13 +200,13 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         self._counter += 1
         return self.root / f"{self._counter:02d}-{label}"
 
-    def copy(self, label: str, *, reverse_order: bool = False, nest: str = "") -> Path:
+    def copy(self, label: str, *, reverse_order: bool = False, nest: str = "", include_git: bool = False) -> Path:
         """A fresh copy of the submission, writable by the sandbox user."""
         base = self._next(label)
         base.mkdir(mode=0o711)
         target = base / nest / "submission" if nest else base / "submission"
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o711)
-        safefs.copy_tree(self.source, target, reverse_order=reverse_order)
+        safefs.copy_tree(self.source, target, reverse_order=reverse_order, include_git=include_git)
         if self.as_root:
             safefs.chown_tree(target, self.uid, self.uid)
         return target
@@ -463,6 +464,7 @@ class _Capture:
 
     def __init__(self, stream: IO[bytes] | None, cap: int) -> None:
         self.cap, self.total, self.chunks = cap, 0, bytearray()
+        self.last = bytearray()  # the last TAIL_BYTES: where a flood would push a final result line
         self.fd = stream.fileno() if stream is not None else None
         self.stream = stream
         self.stop = threading.Event()
@@ -485,6 +487,9 @@ class _Capture:
             self.total += len(chunk)
             if len(self.chunks) < self.cap:
                 self.chunks += chunk[: self.cap - len(self.chunks)]
+            elif self.total > self.cap:
+                self.last += chunk[-TAIL_BYTES:]
+                del self.last[:-TAIL_BYTES]
 
     @property
     def flooding(self) -> bool:
@@ -499,10 +504,12 @@ class _Capture:
             self.stream.close()
 
     def text(self) -> str:
+        """The first `cap` bytes and, past them, a marker and the last TAIL_BYTES."""
         body = self.chunks.decode("utf-8", errors="replace")
-        if self.total > len(self.chunks):
-            body += f"\n[... {self.total - len(self.chunks)} more bytes not kept]"
-        return body
+        skipped = self.total - len(self.chunks) - len(self.last)
+        if skipped > 0:
+            body += f"\n[... {skipped} bytes not kept ...]\n"
+        return body + self.last.decode("utf-8", errors="replace")
 
 
 def _watch(
@@ -561,17 +568,15 @@ def _read_trace(path: Path) -> str:
 
 
 def _remove_tree(root: Path) -> None:
-    def unlock(func: Callable[..., Any], path: str, _exc: BaseException) -> None:
-        with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(path), 0o700)
-            os.chmod(path, 0o700)
-            func(path)
+    """Delete a workspace, however deep or locked the candidate made it, never following a link.
 
-    if root.exists():
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(root, onexc=unlock)
-        else:  # onexc does not exist yet on 3.11
-            shutil.rmtree(root, onerror=lambda f, p, e: unlock(f, p, e[1]))
+    `shutil.rmtree` recurses (a 1,500-level folder breaks it on 3.11) and, to unlock, chmods
+    what may be a link to the reviewer's files; `chmod -R` skips links and `rm -rf` is iterative.
+    """
+    if not root.exists():
+        return
+    subprocess.run(["chmod", "-R", "u+rwX", str(root)], capture_output=True, check=False)
+    subprocess.run(["rm", "-rf", "--one-file-system", str(root)], capture_output=True, check=False)
 
 
 @contextlib.contextmanager

@@ -63,6 +63,8 @@ def stage(origin: Path, reports: Path, takehome: str | None = None) -> Staged:
             return Staged(origin, sub.name, chosen, sub.digest, target)
     except (SubmissionError, GradelibError, OSError) as exc:
         return Staged(origin, name, takehome, _file_digest(origin), None, str(exc))
+    except (RecursionError, ValueError, UnicodeError) as exc:  # a pathological tree must not stop the batch
+        return Staged(origin, name, takehome, _file_digest(origin), None, f"cannot be read: {type(exc).__name__}")
 
 
 def discover(paths: list[Path]) -> list[Path]:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from gradelib.fixtures import LateEdit, Shape, Standout, late_edits, shape_of, standouts
+from gradelib.fixtures import GIT_LOG_ARGV, LateEdit, Shape, Standout, late_edits, shape_of, standouts
 
 LABELS = ["billing", "bug", "account", "feature_request", "other"]
 
@@ -260,6 +260,12 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.decode().strip()
 
 
+def log_of(repo: Path) -> str:
+    """What the sandbox's `git log` prints for this (trusted, test-made) repository."""
+    done = subprocess.run(list(GIT_LOG_ARGV), cwd=repo, check=True, capture_output=True, timeout=30)
+    return done.stdout.decode()
+
+
 def recorded_repo(root: Path) -> tuple[list[str], str]:
     """Five cassettes recorded in one commit; returns their names and that commit."""
     cassettes = write_cassettes(root)
@@ -278,7 +284,7 @@ def test_late_edits_names_the_file_edited_after_recording(tmp_path: Path) -> Non
     git(tmp_path, "commit", "--quiet", "-m", "fix flaky cassette")
     fixed = git(tmp_path, "rev-parse", "HEAD")
 
-    assert late_edits(tmp_path, cassettes) == [
+    assert late_edits(log_of(tmp_path), cassettes) == [
         LateEdit("cassettes/ticket-03.json", fixed[:10], "fix flaky cassette", recorded[:10])
     ]
 
@@ -289,13 +295,13 @@ def test_late_edits_none_when_all_recorded_together(tmp_path: Path) -> None:
     git(tmp_path, "add", "-A")
     git(tmp_path, "commit", "--quiet", "-m", "notes")
 
-    assert late_edits(tmp_path, cassettes) == []
+    assert late_edits(log_of(tmp_path), cassettes) == []
 
 
 def test_late_edits_without_git_is_empty(tmp_path: Path) -> None:
     cassettes = write_cassettes(tmp_path)
 
-    assert late_edits(tmp_path, cassettes) == []
+    assert late_edits("", cassettes) == []
 
 
 def test_late_edits_with_fewer_than_three_cassettes_is_empty(tmp_path: Path) -> None:
@@ -303,4 +309,4 @@ def test_late_edits_with_fewer_than_three_cassettes_is_empty(tmp_path: Path) -> 
     (tmp_path / cassettes[0]).write_text("{}\n")
     git(tmp_path, "commit", "--quiet", "-am", "edit")
 
-    assert late_edits(tmp_path, cassettes[:2]) == []
+    assert late_edits(log_of(tmp_path), cassettes[:2]) == []

@@ -219,12 +219,18 @@ def test_draft_diff_flags_a_rewrite_by_similarity() -> None:
     assert rewrite < payments.REWRITE_RATIO
 
 
-def test_parse_result_takes_the_last_marker_line() -> None:
-    stdout = 'GRADELIB_RESULT {"outcome": "rejected"}\nnoise\nGRADELIB_RESULT {"outcome": "resolved", "value": 1}\n'
-    assert parse_result(stdout) == {"outcome": "resolved", "value": 1}
-    assert parse_result("GRADELIB_RESULT {broken\n") is None
-    assert parse_result("GRADELIB_RESULT [1]\n") is None
-    assert parse_result("nothing here") is None
+def test_parse_result_takes_the_last_marker_line_with_this_runs_key() -> None:
+    key = "k3y"
+    stdout = (
+        f'noise\nGRADELIB_RESULT {key} {{"outcome": "rejected"}}\n'
+        f'GRADELIB_RESULT {key} {{"outcome": "resolved", "value": 1}}\n'
+        'GRADELIB_RESULT forged {"outcome": "rejected"}\nGRADELIB_RESULT {"outcome": "rejected"}\n'
+    )
+    assert parse_result(stdout, key) == {"outcome": "resolved", "value": 1}
+    assert parse_result(f"GRADELIB_RESULT {key} {{broken\n", key) is None
+    assert parse_result(f"GRADELIB_RESULT {key} [1]\n", key) is None
+    assert parse_result("nothing here", key) is None
+    assert parse_result('GRADELIB_RESULT  {"outcome": "resolved"}\n', "") is None
 
 
 def test_tap_summary_reads_node_test_counts() -> None:

@@ -208,3 +208,28 @@ def test_without_namespaces_offline_is_unverified_never_passed(
     assert offline.outcome == "unverified" and offline.points is None
     assert "isolation unavailable" in offline.message
     assert report.facts["isolation"] == "none" and report.total is None
+
+
+def test_git_history_is_read_in_the_sandbox_and_a_late_cassette_edit_is_flagged(tmp_path: Path) -> None:
+    """History is evidence of hand-edited fixtures; the repository's own git config must not run outside."""
+    sub = _copy_sample("amara-okafor", tmp_path)
+    git = ["git", "-c", "user.name=c", "-c", "user.email=c@example.com", "-C", str(sub)]
+    subprocess.run(["git", "init", "-q", str(sub)], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "record fixtures"], check=True)
+    cassette = sorted((sub / "cassettes").iterdir())[3]
+    cassette.write_text(cassette.read_text().replace("justification", "justification", 1) + " ")
+    subprocess.run([*git, "commit", "-qam", "tidy one fixture"], check=True)
+    pwned = tmp_path / "PWNED"
+    (sub / "evil.sh").write_text(f"#!/bin/sh\nid > {pwned}\n")
+    (sub / "evil.sh").chmod(0o755)
+    subprocess.run([*git, "config", "log.showSignature", "true"], check=True)
+    subprocess.run([*git, "config", "gpg.program", str(sub / "evil.sh")], check=True)
+    report = replay.check(sub)
+    record = report.line("record")
+    late = record.evidence["honesty"]["late_edits"]
+    assert [edit["path"] for edit in late] == [f"cassettes/{cassette.name}"]
+    assert late[0]["subject"] == "tidy one fixture"
+    assert record.outcome == "needs_review"
+    assert any("later commit" in finding for finding in record.evidence["honesty"]["findings"])
+    assert not pwned.exists(), "nothing from the candidate's repository ran outside the sandbox"

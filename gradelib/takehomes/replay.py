@@ -37,6 +37,7 @@ MAX_TICKETS_BYTES = 1024 * 1024
 LOUD_WORDS = ("fixture", "cassette", "record")
 REPLAY_LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 RECORD_LIMITS = Limits(wall_seconds=120, cpu_seconds=120)
+GIT_LIMITS = Limits(wall_seconds=30, cpu_seconds=30)
 HANDOUT_FILES = (("HANDOUT.md", "README.md"), ("tickets.json", "tickets.json"), ("labels.json", "labels.json"))
 
 
@@ -260,7 +261,7 @@ class ReplayGrading:
         pool = sorted(used or self.cassettes)
         if not pool:
             return None
-        index = int(hashlib.sha256("\n".join(pool).encode()).hexdigest(), 16) % len(pool)
+        index = int(hashlib.sha256("\n".join(pool).encode("utf-8", "surrogateescape")).hexdigest(), 16) % len(pool)
         return pool[index]
 
     @cached
@@ -525,7 +526,7 @@ class ReplayGrading:
             findings.append(f"committed answers disagree with a fresh replay on {len(disagree)} ticket(s)")
         odd = fixtures.standouts(self.submission, self.cassettes)
         findings += [f"{s.path} {s.reasons[0]}" for s in odd]
-        late = fixtures.late_edits(self.submission, self.cassettes)
+        late = fixtures.late_edits(self.git_log, self.cassettes)
         findings += [f"{e.path} edited in a later commit ({e.commit} {e.subject!r}) than its siblings" for e in late]
         live = self.live_rerecord(stored)
         if live.get("finding"):
@@ -539,12 +540,22 @@ class ReplayGrading:
             "cassettes": len(self.cassettes),
         }
 
+    @cached
+    def git_log(self) -> str:
+        """The history of cassettes/, from git run in the sandbox (the repository is the candidate's)."""
+        git = self.submission / ".git"
+        if git.is_symlink() or not git.is_dir() or len(self.cassettes) < fixtures.MIN_SIBLINGS:
+            return ""
+        copy = self.box.copy("git-history", include_git=True)
+        run = self.box.run(list(fixtures.GIT_LOG_ARGV), copy, limits=GIT_LIMITS)
+        return run.stdout if run.ok else ""
+
     def live_rerecord(self, committed: Mapping[str, str]) -> dict[str, Any]:
         """Record once more with one ticket's calls relayed to the reviewer's real endpoint."""
         if self.live is None:
             return {"done": False, "why": f"no live endpoint given (set {ENV_BASE_URL} to spot-check one fixture)"}
         ids = sorted(committed) or sorted(t["id"] for t in self.tickets)
-        ticket = ids[int(hashlib.sha256("\n".join(ids).encode()).hexdigest(), 16) % len(ids)]
+        ticket = ids[int(hashlib.sha256("\n".join(ids).encode("utf-8", "surrogateescape")).hexdigest(), 16) % len(ids)]
         relay = LiveRelay(self.live, ticket)
         copy = self.box.copy("live-record")
         run = self._record(copy, ModelStub("healthy", tickets=self.tickets, relay=relay))

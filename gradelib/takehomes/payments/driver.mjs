@@ -1,16 +1,21 @@
 // The kit's driver for a `payments` submission. Node 20 built-ins only.
 //
-//   node driver.mjs MODULE_PATH AMOUNT      (working directory: the submission copy)
+//   node driver.mjs MODULE_PATH AMOUNT KEY_FILE      (working directory: the submission copy)
 //
-// Imports the candidate's checkout.mjs by file URL, calls chargeWithRetry(AMOUNT) once
-// and prints ONE line on stdout:
+// Reads this run's secret key from KEY_FILE and deletes the file, then imports the
+// candidate's checkout.mjs by file URL, calls chargeWithRetry(AMOUNT) once and prints
+// ONE line on stdout:
 //
-//   GRADELIB_RESULT {"outcome": "resolved"|"rejected"|"no_export"|"import_error",
-//                    "value": ..., "error": "message", "unhandled": [...]}
+//   GRADELIB_RESULT <key> {"outcome": "resolved"|"rejected"|"no_export"|"import_error",
+//                          "value": ..., "error": "message", "unhandled": [...]}
+//
+// The candidate's code shares this process and stdout, so the key (gone before that code
+// loads) is what tells the kit's line from a forged one.
 //
 // Exit status: 0 once chargeWithRetry has settled (resolved or rejected), 3 when the
 // module has no exported function chargeWithRetry, 4 when it cannot be imported.
 // A promise that never settles leaves node to exit 13 on its own (nothing printed).
+import { readFileSync, unlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -61,7 +66,7 @@ function finish(outcome, fields, code) {
   if (printed) return;
   printed = true;
   const result = { outcome, value: null, error: null, ...fields, unhandled };
-  write(`\n${MARKER} ${stringify(result)}\n`, () => exit(code));
+  write(`\n${MARKER} ${key} ${stringify(result)}\n`, () => exit(code));
 }
 
 // A stray rejection or throw in the candidate's timers must not kill the driver before
@@ -73,8 +78,18 @@ process.on("uncaughtException", (error) => {
   if (unhandled.length < MAX_UNHANDLED) unhandled.push(`uncaught exception: ${describe(error)}`);
 });
 
-const [modulePath, amountText] = process.argv.slice(2);
+const [modulePath, amountText, keyFile] = process.argv.slice(2);
 const amount = Number(amountText);
+let key = "";
+try {
+  key = readFileSync(keyFile, "utf8").trim();
+} finally {
+  try {
+    unlinkSync(keyFile);
+  } catch {
+    // already gone: the kit then finds no result line it can trust
+  }
+}
 
 let module;
 try {
