@@ -489,7 +489,12 @@ PAYMENTS_EXPECTED: dict[str, tuple[str, str, dict[str, Any]]] = {
     ),
     "not-a-module": ("error", "cannot be imported as an ES module: ReferenceError: module is not defined", {}),
     "binary-garbage": ("error", "cannot be imported as an ES module: SyntaxError", {"key_scope": "unknown"}),
-    "html-injection": ("pass", "persisted before the request", {"tests_green_on_own": True}),
+    # Its key is one literal string: every order sends it, so separate orders would merge into one payment.
+    "html-injection": (
+        "fail",
+        "the same key for different orders",
+        {"tests_green_on_own": True, "same_key_for_different_orders": True},
+    ),
     "links": ("error", "checkout.mjs is a link (not followed)", {"key_scope": "unknown"}),
     "hangs": ("error", "hung: no result after", {"outage_attempts": 0}),
     "floods-stdout": ("error", "printed more than the output limit; killed", {"key_scope": "unknown"}),

@@ -200,3 +200,27 @@ def test_a_hostile_note_is_shown_without_script(graded: Mapping[str, Graded]) ->
     assert not re.search(r"<[^>]*\son\w+\s*=", html), html  # no event handler attribute
     assert not re.search(r"(href|src)\s*=\s*[\"']?\s*javascript:", html), html
     assert "totally safe</a>" in html and "raw link</a>" in html
+
+
+def test_one_literal_key_for_every_order_is_not_rewarded(tmp_path: Path) -> None:
+    """Persisting "the" key is not the same as one key per order: separate orders would merge."""
+    sub = tmp_path / "constant-key"
+    sub.mkdir()
+    (sub / "checkout.mjs").write_text(
+        "const GATEWAY = process.env.GATEWAY_URL ?? 'http://localhost:8099';\n"
+        "export async function chargeWithRetry(amount) {\n"
+        "  for (let i = 0; i < 4; i++) {\n"
+        "    const res = await fetch(`${GATEWAY}/charge`, { method: 'POST',\n"
+        "      headers: {'content-type': 'application/json'},\n"
+        "      body: JSON.stringify({ amount, idempotencyKey: 'order-key' }) });\n"
+        "    if (res.ok) return res.json();\n"
+        "    await new Promise((r) => setTimeout(r, 100 * 2 ** i));\n"
+        "  }\n"
+        "  throw new Error('gave up');\n"
+        "}\n"
+    )
+    report = payments.check(sub)
+    key_scope = report.line("key_scope")
+    assert key_scope.outcome == "fail" and key_scope.tier == "weak"
+    assert "the same key for different orders" in key_scope.message
+    assert report.facts["same_key_for_different_orders"] is True

@@ -29,6 +29,7 @@ from gradelib.rubric import Rubric, default_rubric, takehome_data
 from gradelib.sandbox import Limits, RunResult, Sandbox, tool
 
 TAKEHOME = "payments"
+ORDER_SCENARIOS = ("transient", "outage", "slow")  # each one order, each in a fresh copy
 HANDOUT_FILES = (
     ("HANDOUT.md", "README.md"),
     ("draft/checkout.mjs", "checkout.mjs"),
@@ -188,6 +189,16 @@ class PaymentsGrading:
         counts = transient.counts
         return classify_key_scope(counts.requests, counts.distinct_keys, keyless, self.restart_same_key)
 
+    @property
+    def same_key_for_different_orders(self) -> bool:
+        """True when separate orders (scenarios in fresh copies) all sent one and the same key."""
+        firsts = []
+        for scenario in (self.transient, self.outage, self.slow):
+            keys = [request.key for request in scenario.requests if request.key is not None]
+            if keys:
+                firsts.append(keys[0])
+        return len(firsts) >= 2 and len(set(firsts)) == 1
+
     @cached
     def draft(self) -> dict[str, Any]:
         """The candidate's checkout.mjs against the packaged draft."""
@@ -210,6 +221,7 @@ class PaymentsGrading:
             "outage_attempts": outage.counts.requests,
             "backoff": has_backoff(outage_gaps),
             "slow_distinct_keys": slow.counts.distinct_keys,
+            "same_key_for_different_orders": self.same_key_for_different_orders,
             "transient_requests": transient.counts.requests,
             "transient_distinct_keys": transient.counts.distinct_keys,
             "restart_same_key": self.restart_same_key,
@@ -307,6 +319,12 @@ class PaymentsGrading:
             message = f"the client never reached the gateway ({seen}); chargeWithRetry {run.outcome}{said}"
             return self._line("key_scope", "error", message, evidence)
         tier = KEY_SCOPE_TIERS[scope]
+        if self.same_key_for_different_orders:
+            message = (
+                f"the same key for different orders ({', '.join(ORDER_SCENARIOS)} are separate orders): to the"
+                " gateway they are one payment, so later orders would never be charged"
+            )
+            return self._line("key_scope", "fail", message, evidence, "weak")
         if scope == "per_attempt":
             keyless = any(request.key is None for request in transient.requests)
             why = "a request without any key" if keyless else "a new key on every attempt"
