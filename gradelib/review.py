@@ -30,6 +30,7 @@ REVIEWER_NEEDED = f"a reviewer name is needed: type it above or set {ENV_REVIEWE
 SAVE_LABEL = "Save"
 SAVE_LABEL_NO_REVIEWER = "Save (a reviewer name is needed)"
 NEEDS_YOU = "needs you"
+FOR_A_REVIEWER = "for a reviewer"  # a line the kit leaves to humans (stays, whoever has scored it)
 NO_CHOICE = "-"
 ERROR_COLOUR = "#cf222e"
 NEEDS_YOU_COLOUR = "#8250df"
@@ -333,7 +334,7 @@ class ScoringPanel(widgets.VBox):
             scores = gradebook.current_scores(takehome, name)
         header = widgets.HTML(
             f'{STYLE}<div class="gl-card"><b>{esc(takehome)}: {esc(plain(shown, 120))}</b>, reviewer scoring.'
-            f' Lines marked <span style="color:{NEEDS_YOU_COLOUR}"><b>{esc(NEEDS_YOU)}</b></span> await a'
+            f' Lines marked <span style="color:{NEEDS_YOU_COLOUR}"><b>{esc(FOR_A_REVIEWER)}</b></span> await a'
             " human; overriding the kit's result needs a comment.</div>"
         )
         reviewer_text = widgets.Text(
@@ -427,7 +428,8 @@ class ScoringPanel(widgets.VBox):
 
 def _panel_row(line: ReviewLine) -> PanelRow:
     kit = esc(line.kit_value) if line.kit_value is not None else NO_CHOICE
-    marker = f' &nbsp;<span style="color:{NEEDS_YOU_COLOUR}"><b>{esc(NEEDS_YOU)}</b></span>' if line.needs_human else ""
+    flag = f' &nbsp;<span style="color:{NEEDS_YOU_COLOUR}"><b>{esc(FOR_A_REVIEWER)}</b></span>'
+    marker = flag if line.needs_human else ""
     message = f"<br><small>{esc(plain(line.kit_message))}</small>" if line.kit_message else ""
     heading = widgets.HTML(
         f"<b>{esc(line.title)}</b> &nbsp;{badge(line.kit_outcome)} kit suggests <b>{kit}</b>{marker}{message}"
