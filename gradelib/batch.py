@@ -20,6 +20,7 @@ from gradelib.gradebook import DEFAULT_PATH, Gradebook
 from gradelib.review import ENV_HEADLESS
 
 UNKNOWN_TAKEHOME = "unknown"
+JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores
 LOGS = ".logs"  # per-submission kernel logs beside the reports
 SCHEDULER_TIMEOUT = 10  # seconds to reach a Dask scheduler
 Status = Literal["graded", "error", "up_to_date"]
@@ -95,6 +96,11 @@ def _grade_job(job: _Job) -> GradeOutcome:
         time.monotonic() - started,
         report.get("total") if report else None,
     )
+
+
+def default_jobs() -> int:
+    """Twice the cores: a grading waits (timeouts, backoff, slow gateways) more than it computes."""
+    return JOBS_PER_CORE * (os.cpu_count() or 1)
 
 
 @contextlib.contextmanager
@@ -178,7 +184,7 @@ def _run_all(
     if scheduler:
         yield from _run_on_dask(pending, scheduler)
         return
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(pending)))
+    workers = max(1, min(jobs or default_jobs(), len(pending)))
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
         futures: dict[Future[GradeOutcome], _Job] = {pool.submit(_grade_job, job): job for job in pending}
         for future in as_completed(futures):

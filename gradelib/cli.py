@@ -40,7 +40,7 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("paths", nargs="+", type=Path, help="submissions, or folders of them")
     grade.add_argument("--takehome", choices=takehomes.TAKEHOMES, help="default: detected from the files")
     grade.add_argument("--reports", type=Path, default=Path("reports"), help="output folder (default: reports/)")
-    grade.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: CPU count)")
+    grade.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: twice the CPU count)")
     grade.add_argument("--gradebook", type=Path, help="SQLite gradebook (default: REPORTS/gradebook.sqlite)")
     grade.add_argument("--force", action="store_true", help="re-grade submissions that have not changed")
     grade.add_argument("--reveal", action="store_true", help="name reports after candidates, not 'Submission #N'")

@@ -134,9 +134,7 @@ def _row_ids(rows: list[object]) -> list[str] | None:
     return ids if len(set(ids)) == len(ids) else None
 
 
-def _diff_rows(
-    a: list[object], b: list[object], ids_a: list[str], ids_b: list[str], path: str
-) -> list[PathChange]:
+def _diff_rows(a: list[object], b: list[object], ids_a: list[str], ids_b: list[str], path: str) -> list[PathChange]:
     position_b = {row_id: index for index, row_id in enumerate(ids_b)}
     in_a = set(ids_a)
     changes: list[PathChange] = []
@@ -343,9 +341,7 @@ def likely_cause(changes: Sequence[PathChange]) -> tuple[Cause, str]:
     if all(gap is not None and gap <= FLOAT_TOLERANCE for gap in gaps):
         largest = max(gap for gap in gaps if gap is not None)
         paths = _name_all([c.path for c in values])
-        return "float_noise", (
-            f"{len(values)} number{_s(values)} differ by a relative {largest:.1e} at most: {paths}"
-        )
+        return "float_noise", (f"{len(values)} number{_s(values)} differ by a relative {largest:.1e} at most: {paths}")
     described = _name_all([_describe(c) for c in values])
     return "other", (
         f"{len(values)} change{_s(values)} not explained by timestamps, random ids, ordering "

@@ -39,6 +39,8 @@ class NotebookGrading:
         module = takehomes.load(takehome)
         self.grading: Any = module.GRADING(path, name=self.name, rubric=self.rubric)
         self.grading.__enter__()
+        if hasattr(self.grading, "prefetch"):  # every sandbox run now, side by side; the cells then show them
+            self.grading.prefetch()
         # A failing cell never reaches the last cell's close(): clean up when the kernel exits anyway.
         self._finalizer = weakref.finalize(self, _cleanup, self.grading, self._unpacked)
 

@@ -72,9 +72,7 @@ class Rubric:
                 return line
         raise KeyError(line_id)
 
-    def score(
-        self, line_id: str, outcome: Outcome, tier: Tier | None = None
-    ) -> tuple[float | None, float | None]:
+    def score(self, line_id: str, outcome: Outcome, tier: Tier | None = None) -> tuple[float | None, float | None]:
         """(points, max_points) for an outcome: pass -> all, fail/error -> 0, undecided -> None.
 
         On a tier line with points, a tier (when given) picks the points instead; when the
@@ -193,9 +191,7 @@ def _parse_line(raw: Any, position: int, kind: RubricKind, source: str) -> Rubri
         or any(tier not in TIERS for tier in tiers)
         or len(set(tiers)) != len(tiers)
     ):
-        raise RubricError(
-            source, f"{where} needs 'tiers', distinct names from {', '.join(TIERS)}; got {tiers!r}"
-        )
+        raise RubricError(source, f"{where} needs 'tiers', distinct names from {', '.join(TIERS)}; got {tiers!r}")
     tier_points: dict[str, float] = {}
     if "points" in raw:
         points = raw["points"]

@@ -187,6 +187,7 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         self.uid = CANDIDATE_UID_FIRST + secrets.randbelow(CANDIDATE_UID_COUNT) if self.as_root else os.getuid()
         self.root = Path()
         self._counter = 0
+        self._lock = threading.Lock()
 
     def __enter__(self) -> Sandbox:
         self.root = Path(tempfile.mkdtemp(prefix="gradelib-"))
@@ -197,8 +198,9 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         _remove_tree(self.root)
 
     def _next(self, label: str) -> Path:
-        self._counter += 1
-        return self.root / f"{self._counter:02d}-{label}"
+        with self._lock:  # checks run side by side in threads
+            self._counter += 1
+            return self.root / f"{self._counter:02d}-{label}"
 
     def copy(self, label: str, *, reverse_order: bool = False, nest: str = "", include_git: bool = False) -> Path:
         """A fresh copy of the submission, writable by the sandbox user."""

@@ -34,9 +34,7 @@ DURATION_KEY_WORDS = frozenset(
 DURATION_TIME_PREFIXES = frozenset(
     {"response", "run", "wall", "cpu", "processing", "exec", "execution", "compute", "total"}
 )
-DURATION_UNIT_SUFFIXES = frozenset(
-    {"ms", "msec", "millis", "milliseconds", "sec", "secs", "seconds", "ns", "us"}
-)
+DURATION_UNIT_SUFFIXES = frozenset({"ms", "msec", "millis", "milliseconds", "sec", "secs", "seconds", "ns", "us"})
 TOKEN_KEY_WORDS = frozenset({"tokens", "usage"})
 MODEL_KEY_PAIRS = tuple(["model", word] for word in ("id", "name", "version", "used"))
 RANDOM_ID_KEY_WORDS = frozenset({"uuid", "guid", "nonce", "pid"})
@@ -101,9 +99,7 @@ _RFC2822 = (
 _CTIME = rf"\b{_WEEKDAY}\s+{_MON_NAME}\s+\d{{1,2}}\s+{_HMS}:[0-5]\d\s+{_YEAR}(?!\w)"
 _TIME_OF_DAY = rf"(?<![\w:.]){_HMS}:[0-5]\d(?:\.\d+)?(?![\w:])"
 _DATE = rf"(?<![\w.\-/]){_YEAR}([-/]){_MONTH}\1{_DAY}(?![\w/]|-\d)"
-_PROVIDER_ID = (
-    rf"(?<![\w-])(?:{'|'.join(PROVIDER_ID_PREFIXES)})[-_](?=[A-Za-z]*\d)[A-Za-z0-9]{{8,}}(?![\w-])"
-)
+_PROVIDER_ID = rf"(?<![\w-])(?:{'|'.join(PROVIDER_ID_PREFIXES)})[-_](?=[A-Za-z]*\d)[A-Za-z0-9]{{8,}}(?![\w-])"
 # A family, then parts after a separator, or a digit glued on ("llama3", "gpt4").
 _MODEL = (
     rf"(?<![\w-])(?:{'|'.join(re.escape(f) for f in MODEL_FAMILIES)})"
@@ -209,9 +205,7 @@ def classify_key(key: str) -> Kind | None:
         return None
     words = set(tokens)
     last = tokens[-1]
-    if words & RANDOM_ID_KEY_WORDS or (
-        len(tokens) >= 2 and last in {"id", "ids"} and tokens[-2] in RANDOM_ID_OWNERS
-    ):
+    if words & RANDOM_ID_KEY_WORDS or (len(tokens) >= 2 and last in {"id", "ids"} and tokens[-2] in RANDOM_ID_OWNERS):
         return "random_id"
     if words & TOKEN_KEY_WORDS or tokens[-2:] == ["token", "count"]:
         return "token_count"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -400,8 +401,20 @@ class PaymentsGrading:
             measured = f"slow scenario: {_slow_verdict(slow.counts)}"
         return self._line("blast_radius", "needs_review", f"{note}; {measured} (reviewer judges)", evidence)
 
+    def prefetch(self) -> None:
+        """Run the sandbox runs side by side: they wait (timeouts, backoff, a slow gateway) more than compute."""
+        if self.unrunnable:
+            return
+        self.runner.driver  # noqa: B018 - written once, before the threads share it
+        self.transient  # noqa: B018 - the other scenarios are skipped when this one shows a problem
+        tasks = (lambda: self.slow, lambda: self.tests, lambda: self.restart, lambda: self.outage_gaps)
+        with ThreadPoolExecutor(len(tasks)) as pool:
+            for future in [pool.submit(task) for task in tasks]:
+                future.result()
+
     def report(self) -> Report:
         """All five lines, in rubric order."""
+        self.prefetch()
         checks: dict[str, Callable[[], LineResult]] = {
             "found_defect": self.found_defect,
             "key_scope": self.key_scope,
