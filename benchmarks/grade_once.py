@@ -1,0 +1,66 @@
+"""`gradelib grade` for one cohort in a fresh driver process: wall time, per-submission times, peak RSS.
+
+    python benchmarks/grade_once.py COHORT_FOLDER REPORTS_FOLDER JOBS
+
+Prints one JSON object on stdout. A fresh process per cohort, so the driver's peak RSS
+(ru_maxrss of RUSAGE_SELF) belongs to that cohort alone.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    """Grade the cohort, print the figures as JSON."""
+    cohort, reports, jobs = Path(argv[0]), Path(argv[1]), int(argv[2])
+    from gradelib import batch  # imported before the baseline, as the CLI would
+
+    baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    cpu_before = _cpu()
+    started = time.perf_counter()
+    outcomes = batch.grade([cohort], reports=reports, jobs=jobs, force=True)
+    wall = time.perf_counter() - started
+    own_usage = resource.getrusage(resource.RUSAGE_SELF)
+    children_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own, children = own_usage.ru_maxrss, children_usage.ru_maxrss
+    print(
+        json.dumps(
+            {
+                "wall_seconds": wall,
+                "submissions": len(outcomes),
+                "errors": [o.error for o in outcomes if o.status == "error"],
+                "outcomes": [
+                    {
+                        "name": o.submission,
+                        "takehome": o.takehome,
+                        "status": o.status,
+                        "seconds": o.seconds,
+                        "notebook": o.notebook,
+                    }
+                    for o in outcomes
+                ],
+                "driver_maxrss_kib_before": baseline,
+                "driver_maxrss_kib": own,
+                "children_maxrss_kib": children,
+                # the driver's and every reaped descendant's: workers, kernels, sandboxes, candidates
+                "cpu_seconds": _cpu() - cpu_before,
+            }
+        )
+    )
+    return 0
+
+
+def _cpu() -> float:
+    """User + system seconds of this process and its reaped descendants."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
