@@ -32,9 +32,10 @@ from gradelib.clientruns import AMOUNT, CHECKOUT, NPM_ENV, OUTAGE_REPEAT_UNDER_S
 from gradelib.gateway import Gateway
 from gradelib.modelstub import ModelStub, packaged_tickets
 from gradelib.rubric import takehome_data
+from gradelib.sandbox import SANDBOX_PATH, base_environment
 from gradelib.takehomes import payments, replay
 
-PATH = "/usr/local/bin:/usr/bin:/bin"
+PATH = SANDBOX_PATH
 MAX_CALLS = replay.MAX_CALLS  # the kit stops a record run once the stub has seen more calls than this
 MAX_REQUESTS = 50  # the kit stops a payment client past this many gateway requests (a flood)
 OUTAGE_RUNS = 3
@@ -88,18 +89,7 @@ def base_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, st
     """What the kit's sandbox gives a command (minus its wrappers): a small, scrubbed environment."""
     (home / "home").mkdir(exist_ok=True)
     (home / "tmp").mkdir(exist_ok=True)
-    env = {
-        "PATH": PATH,
-        "HOME": str(home / "home"),
-        "TMPDIR": str(home / "tmp"),
-        "USER": "candidate",
-        "LOGNAME": "candidate",
-        "LANG": "C.UTF-8",
-        "TZ": "UTC",
-        "TERM": "dumb",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "NO_COLOR": "1",
-    }
+    env = base_environment(home / "home", home / "tmp")  # the kit's own, so the floor runs like the kit
     env.update(extra or {})
     return env
 

@@ -172,6 +172,22 @@ def _real_root() -> bool:
         return False
 
 
+def base_environment(home: Path, tmp: Path) -> dict[str, str]:
+    """The scrubbed environment every sandboxed command starts from (nothing of the reviewer's)."""
+    return {
+        "PATH": SANDBOX_PATH,
+        "HOME": str(home),
+        "TMPDIR": str(tmp),
+        "USER": "candidate",
+        "LOGNAME": "candidate",
+        "LANG": "C.UTF-8",
+        "TZ": "UTC",
+        "TERM": "dumb",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "NO_COLOR": "1",
+    }
+
+
 def tool(name: str) -> str | None:
     """A system tool the sandbox uses (strace, setpriv), found on the sandbox PATH."""
     return shutil.which(name, path=SANDBOX_PATH)
@@ -278,18 +294,7 @@ class _Call:
         self.refusal = ""
 
     def _environment(self, ports: Mapping[str, int]) -> dict[str, str]:
-        base = {
-            "PATH": SANDBOX_PATH,
-            "HOME": str(self.scratch / "home"),
-            "TMPDIR": str(self.scratch / "tmp"),
-            "USER": "candidate",
-            "LOGNAME": "candidate",
-            "LANG": "C.UTF-8",
-            "TZ": "UTC",
-            "TERM": "dumb",
-            "PYTHONDONTWRITEBYTECODE": "1",
-            "NO_COLOR": "1",
-        }
+        base = base_environment(self.scratch / "home", self.scratch / "tmp")
         for service in self.services:
             for key, value in service.env.items():
                 base[key] = value.format(host="127.0.0.1", port=ports[service.name])
