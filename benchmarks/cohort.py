@@ -44,7 +44,7 @@ except ImportError:  # run with a Python that lacks the kit: use the repository'
 import floor  # noqa: E402
 import measure  # noqa: E402
 
-from gradelib import takehomes  # noqa: E402
+from gradelib import batch, takehomes  # noqa: E402
 
 SAMPLES = REPO / "submissions"
 GRADE_ONCE = HERE / "grade_once.py"
@@ -253,8 +253,8 @@ def report(results: dict[str, Any]) -> str:
         )
     row("floor per submission = sum / N (s)", lambda c: c["floor"]["sum"] / c["floor"]["submissions"])
     row(
-        f"kit per submission = grade x {jobs} / N (s)",
-        lambda c: c["grade"]["wall_seconds"] * jobs / c["floor"]["submissions"] if c.get("grade") else None,
+        f"kit per submission = grade x {ncores} cores / N (s)",
+        lambda c: c["grade"]["wall_seconds"] * ncores / c["floor"]["submissions"] if c.get("grade") else None,
     )
     row("ratio: check / floor", lambda c: ratio(c.get("check_pool_wall"), c["floor"]["computed"]))
     row("ratio: kit (grade) / floor", lambda c: ratio(graded("wall_seconds")(c), c["floor"]["computed"]))
@@ -530,12 +530,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--quick", action="store_true", help=f"a fast look: --size {QUICK_SIZE}, no separate N={RSS_SMALL} run"
     )
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="parallel gradings (default: CPU count)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=batch.default_jobs(),
+        help=f"parallel gradings for check and grade (default: the kit's own, {batch.default_jobs()} here)",
+    )
     parser.add_argument(
         "--extra-jobs",
         type=int,
         default=None,
-        help="grade the generated cohort once more with this many jobs (default: 2 x --jobs; 0: skip)",
+        help="grade the generated cohort once more with this many jobs (default: the cores, if not --jobs; 0: skip)",
     )
     parser.add_argument("--keep", type=Path, help="keep the cohort, reports and results.json in this folder")
     args = parser.parse_args(argv)
@@ -544,7 +549,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.size < 1 or args.jobs < 1:
         parser.error("--size and --jobs must be at least 1")
     if args.extra_jobs is None:
-        args.extra_jobs = 2 * args.jobs
+        args.extra_jobs = cores() if cores() != args.jobs else 0
     started = time.perf_counter()
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
