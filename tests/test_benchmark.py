@@ -1,0 +1,87 @@
+"""The benchmark's own pieces: the generated cohort, and a floor that runs what the kit runs.
+
+The benchmark's figures are only as good as these two: a generated copy the kit would skip
+as "up to date" would flatter it, and a floor that leaves out a command the kit runs would
+make the kit look slow (or the reverse).
+"""
+
+from __future__ import annotations
+
+import filecmp
+import importlib
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from gradelib import ingest, takehomes
+from tests.conftest import ROOT, SAMPLES
+
+BENCHMARKS = ROOT / "benchmarks"
+
+
+def _load(name: str) -> ModuleType:
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    return importlib.import_module(name)
+
+
+def _digest(path: Path) -> str:
+    with ingest.open_submission(path) as sub:
+        return sub.digest
+
+
+def _differing_files(a: Path, b: Path) -> list[str]:
+    """Relative paths whose content differs between two trees (or that only one has)."""
+    out: list[str] = []
+
+    def walk(cmp: filecmp.dircmp[str], prefix: str) -> None:
+        out.extend(prefix + n for n in cmp.diff_files + cmp.left_only + cmp.right_only)
+        for name, sub in cmp.subdirs.items():
+            walk(sub, f"{prefix}{name}/")
+
+    walk(filecmp.dircmp(a, b), "")
+    return sorted(out)
+
+
+def test_generated_cohort_keeps_the_mix_and_gives_every_copy_its_own_digest(tmp_path: Path) -> None:
+    cohort = _load("cohort")
+    samples = cohort.sample_paths()
+    made = cohort.generate(samples, 16, tmp_path / "cohort")
+
+    assert len(made) == 16
+    kinds = [takehomes.detect(p) for p in made]
+    sample_kinds = Counter(takehomes.detect(p) for p in samples)
+    expected_replay = round(16 * sample_kinds["replay"] / len(samples))
+    assert Counter(kinds) == {"replay": expected_replay, "payments": 16 - expected_replay}
+    assert kinds[:2] in (["replay", "payments"], ["payments", "replay"]), "the take-homes are interleaved"
+
+    digests = {_digest(p) for p in made}
+    assert len(digests) == 16, "no two copies share a digest, so the kit grades each"
+    by_name = {s.name: s for s in samples}
+    for copy in made:
+        sample = by_name[copy.name.split("-", 1)[1]]
+        assert _digest(copy) != _digest(sample)
+        changed = _differing_files(sample, copy)
+        assert changed == [cohort.COMMENT[takehomes.detect(copy)][0]], "only the comment line differs"
+        original = (sample / changed[0]).read_text(encoding="utf-8")
+        added = (copy / changed[0]).read_text(encoding="utf-8")[len(original) :]
+        index = int(copy.name[:3])
+        assert added.strip() in (f"# cohort copy {index}", f"// cohort copy {index}")
+
+
+@pytest.mark.parametrize(("takehome", "sample"), [("replay", "amara-okafor"), ("payments", "mia-castillo")])
+def test_floor_runs_one_bare_command_for_every_sandboxed_run_of_the_kit(takehome: str, sample: str) -> None:
+    floor, measure = _load("floor"), _load("measure")
+    path = str(SAMPLES / takehome / sample)
+
+    bare = floor.floor_one(path)
+    kit = measure.check_tallied(path)
+
+    assert bare["takehome"] == takehome
+    assert len(bare["commands"]) == kit["sandbox"]["runs"], (
+        [c["label"] for c in bare["commands"]],
+        kit["sandbox"]["runs"],
+    )
