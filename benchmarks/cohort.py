@@ -228,6 +228,8 @@ def report(results: dict[str, Any]) -> str:
     row("floor: bare commands, summed (s)", lambda c: c["floor"]["sum"])
     row(f"floor: computed = sum / {ncores} cores (s)", lambda c: c["floor"]["computed"])
     row(f"floor: parallel, measured ({ncores} workers) (s)", lambda c: c["floor"]["parallel_measured"])
+    if jobs != ncores:
+        row(f"bare: parallel, measured ({jobs} workers, as grade) (s)", lambda c: c["floor"].get("parallel_jobs"))
     row("  kit servers start+stop, summed, not in floor (s)", lambda c: c["floor"]["servers"])
     row("  CPU of the bare commands, summed (s)", lambda c: c["floor"]["cpu"])
     row(f"gradelib check, pool of {jobs} (s)", lambda c: c.get("check_pool_wall"))
@@ -258,6 +260,11 @@ def report(results: dict[str, Any]) -> str:
     )
     row("ratio: check / floor", lambda c: ratio(c.get("check_pool_wall"), c["floor"]["computed"]))
     row("ratio: kit (grade) / floor", lambda c: ratio(graded("wall_seconds")(c), c["floor"]["computed"]))
+    if jobs != ncores:
+        row(
+            f"ratio: kit (grade) / bare with {jobs} workers",
+            lambda c: ratio(graded("wall_seconds")(c), c["floor"].get("parallel_jobs")),
+        )
     if results.get("extra_jobs"):
         row(
             f"ratio: kit with {results['extra_jobs']} jobs / floor",
@@ -437,11 +444,15 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         else:
             log(f"floor, one submission at a time: {label}")
             results = sequential(floor.floor_one, paths, "floor")
-        wall = None
+        wall = same_jobs = None
         if full:
             log(f"floor, pool of {ncores}: {label}")
             wall, _, _ = pool_map(floor.floor_one, paths, ncores)
+            if jobs != ncores:  # the bare programs with as many side by side as the kit grades
+                log(f"floor, pool of {jobs}: {label}")
+                same_jobs, _, _ = pool_map(floor.floor_one, paths, jobs)
         columns[label] = {"folder": str(folder), "floor": floor_figures(results, wall, ncores)}
+        columns[label]["floor"]["parallel_jobs"] = same_jobs
 
     log("identical line: the seed's manual check vs the kit's")
     for path in samples:
