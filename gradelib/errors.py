@@ -87,3 +87,12 @@ class ScoreRejected(GradelibError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class InstallError(GradelibError):
+    """A submission's declared dependencies could not be installed (registry, size, time, build)."""
+
+    def __init__(self, ecosystem: str, reason: str) -> None:
+        super().__init__(f"{ecosystem} dependencies: {reason}")
+        self.ecosystem = ecosystem
+        self.reason = reason

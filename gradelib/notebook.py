@@ -66,6 +66,10 @@ class NotebookGrading:
             f" &middot; rubric <code>{render.esc(self.rubric.source)}</code></div>"
         )
 
+    def show_environment(self) -> render.Html:
+        """What the submission declared, what the kit installed (name, version), what it refused."""
+        return render.environment_html(self.grading.environment_section())
+
     def report(self) -> Report:
         """Every line, in rubric order."""
         report: Report = self.grading.report()

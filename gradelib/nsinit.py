@@ -135,6 +135,8 @@ def arrange_mounts(config: dict[str, Any], notes: list[str]) -> None:
     _device_nodes(root, notes)
     for path in config.get("writable", []):
         _expose(root, path, read_only=False, notes=notes)
+    for path in config.get("read_only", []):  # the submission's installed dependencies
+        _expose(root, path, read_only=True, notes=notes)
     resolv = config.get("resolv_conf")
     if resolv:
         target = os.path.realpath("/etc/resolv.conf")

@@ -189,6 +189,56 @@ def report_html(report: Report, titles: Mapping[str, str] | None = None) -> Html
     )
 
 
+def environment_html(environment: Mapping[str, Any]) -> Html:
+    """The environment section: declared, installed (name, version), refused and why, cache, errors."""
+    parts = []
+    if environment.get("error"):
+        parts.append(f'<p style="color:#9a6700"><b>Install failed:</b> {esc(environment["error"])}</p>')
+    for flag in environment.get("flags") or []:
+        parts.append(f'<p style="color:#cf222e"><b>{esc(flag)}</b></p>')
+    declared = environment.get("declared") or []
+    if declared:
+        parts.append('<div class="gl-key">declared</div>' + table_html(declared))
+    for installed in environment.get("installed") or []:
+        seconds = installed.get("install_seconds")
+        how = "from the cache" if installed.get("cache") == "hit" else f"installed in {seconds} s"
+        packages = installed.get("packages") or []
+        rows = [{"name": p["name"], "version": p["version"], "dev": "yes" if p.get("dev") else ""} for p in packages]
+        parts.append(
+            f'<div class="gl-key">installed ({esc(installed.get("ecosystem"))}, {len(packages)} packages, {esc(how)})'
+            f"</div>{table_html(rows)}"
+        )
+    refused = environment.get("refused") or []
+    if refused:
+        parts.append('<div class="gl-key">refused</div>' + table_html(refused))
+    notes = environment.get("notes") or []
+    if notes:
+        parts.append('<div class="gl-key">notes</div>' + evidence_html(list(notes)))
+    versions = ", ".join(f"{k} {environment[k]}" for k in ("python", "node") if environment.get(k))
+    if not parts:
+        parts.append("<p>No dependencies declared: the code ran with the standard library and Node built-ins.</p>")
+    if versions:
+        parts.append(f"<p>Runtimes: {esc(versions)}</p>")
+    text = environment_text(environment)
+    return Html(f'{STYLE}<div class="gl-card"><b>Environment</b>{"".join(parts)}</div>', text)
+
+
+def environment_text(environment: Mapping[str, Any]) -> str:
+    """One line about the environment, for terminals."""
+    if not environment:
+        return "environment: nothing declared"
+    bits = []
+    for installed in environment.get("installed") or []:
+        how = "cache hit" if installed.get("cache") == "hit" else f"installed in {installed.get('install_seconds')} s"
+        bits.append(f"{installed.get('ecosystem')} {len(installed.get('packages') or [])} packages ({how})")
+    if environment.get("refused"):
+        bits.append(f"{len(environment['refused'])} refused: {environment['refused'][0].get('reason')}")
+    bits += list(environment.get("flags") or [])
+    if environment.get("error"):
+        bits.append(f"install failed: {environment['error']}")
+    return "environment: " + ("; ".join(bits) or "nothing declared")
+
+
 def isolation_warning(report: Report) -> str | None:
     """A loud line when the runs were not network-isolated, else None."""
     if report.facts.get("isolation") != "none":
@@ -202,6 +252,8 @@ def report_text(report: Report) -> str:
     warning = isolation_warning(report)
     if warning:
         lines.append(f"  {plain(warning)}")
+    if report.environment.get("declared") or report.environment.get("refused") or report.environment.get("notes"):
+        lines.append(f"  {plain(environment_text(report.environment))}")
     for line in report.lines:
         lines.append(f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {_points(line):<10} {plain(line.message)}")
     total = "awaiting review" if report.total is None else f"{report.total:g}"

@@ -52,10 +52,12 @@ class Report:
     submission: str
     lines: tuple[LineResult, ...]
     facts: Mapping[str, Any] = field(default_factory=dict)
+    environment: Mapping[str, Any] = field(default_factory=dict)  # declared / installed / refused
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "submission", one_line(self.submission))
         object.__setattr__(self, "facts", clean(dict(self.facts)))
+        object.__setattr__(self, "environment", clean(dict(self.environment)))
 
     @property
     def max_total(self) -> float | None:
@@ -87,6 +89,7 @@ class Report:
             "submission": self.submission,
             "lines": [line.to_dict() for line in self.lines],
             "facts": dict(self.facts),
+            "environment": dict(self.environment),
             "total": self.total,
             "max_total": self.max_total,
         }

@@ -32,6 +32,9 @@ from typing import IO, Any, Literal
 
 from gradelib import connlog, nsinit, safefs
 from gradelib.dnslog import RESOLV_CONF, DnsLog
+from gradelib.environment import Environment
+from gradelib.environment.nodeinstall import NODE_MODULES
+from gradelib.environment.settings import SYSTEM_PYTHON
 from gradelib.errors import SandboxUnavailable
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -48,6 +51,7 @@ LATE_ENV_PREFIXES = ("LD_", "FAKETIME")
 # Under strace the command runs as a child of this wrapper, which reports its exit status on fd 3
 # (see nsinit.supervise); the command itself never sees fd 3.
 EXIT_REPORTER = '"$@" 3>&-; code=$?; echo "$code" >&3; exit "$code"'
+KIT_BIN = "bin"  # in the workspace's kit folder: `python` for submissions that declare nothing
 
 IsolationMode = Literal["root-namespaces", "user-namespaces", "none"]
 
@@ -196,8 +200,9 @@ def tool(name: str) -> str | None:
 class Sandbox(AbstractContextManager["Sandbox"]):
     """A workspace of fresh copies of one submission, and the runs made in them."""
 
-    def __init__(self, source: Path, *, isolate: bool = True) -> None:
+    def __init__(self, source: Path, *, isolate: bool = True, environment: Environment | None = None) -> None:
         self.source = Path(source)
+        self.environment = environment or Environment()
         self.isolate = isolate and not os.environ.get(ENV_FORCE_NO_NAMESPACES)
         self.as_root = _real_root()
         self.uid = CANDIDATE_UID_FIRST + secrets.randbelow(CANDIDATE_UID_COUNT) if self.as_root else os.getuid()
@@ -208,7 +213,16 @@ class Sandbox(AbstractContextManager["Sandbox"]):
     def __enter__(self) -> Sandbox:
         self.root = Path(tempfile.mkdtemp(prefix="gradelib-"))
         os.chmod(self.root, 0o711)
+        if not self.environment.bin_dirs():  # `python` is the clean system interpreter, never the kit's
+            folder = self.root / "kit" / KIT_BIN
+            folder.mkdir(parents=True, mode=0o755)
+            os.chmod(folder.parent, 0o755)
+            (folder / "python").symlink_to(SYSTEM_PYTHON)
         return self
+
+    def path_prefix(self) -> list[str]:
+        """What comes before the PATH of every run: the environment's bin, or the kit's `python`."""
+        return self.environment.bin_dirs() or [str(self.root / "kit" / KIT_BIN)]
 
     def __exit__(self, *exc: object) -> None:
         _remove_tree(self.root)
@@ -225,6 +239,8 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         target = base / nest / "submission" if nest else base / "submission"
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o711)
         safefs.copy_tree(self.source, target, reverse_order=reverse_order, include_git=include_git)
+        if self.environment.node is not None:
+            link_node_modules(target, self.environment.node.node_modules)
         if self.as_root:
             safefs.chown_tree(target, self.uid, self.uid)
         return target
@@ -299,11 +315,13 @@ class _Call:
             for key, value in service.env.items():
                 base[key] = value.format(host="127.0.0.1", port=ports[service.name])
         base.update({k: v for k, v in self.env.items() if not k.startswith(LATE_ENV_PREFIXES)})
+        base["PATH"] = ":".join([*self.box.path_prefix(), base["PATH"]])
         return base
 
     def _command(self, isolate: bool, trace: str | None) -> list[str]:
         command = list(self.argv)
-        resolved = shutil.which(command[0], path=SANDBOX_PATH) if "/" not in command[0] else command[0]
+        path = ":".join([*self.box.path_prefix(), self.env.get("PATH", SANDBOX_PATH)])
+        resolved = shutil.which(command[0], path=path) if "/" not in command[0] else command[0]
         command[0] = resolved or command[0]
         late = [f"{k}={v}" for k, v in self.env.items() if k.startswith(LATE_ENV_PREFIXES)]
         if late:
@@ -378,6 +396,7 @@ class _Call:
                 "resolv_conf": str(resolv),
                 "root_dir": str(root_dir),
                 "writable": [str(self.box.root)],
+                "read_only": self.box.environment.read_only_paths(),
                 "cwd": str(self.cwd),
                 "argv": argv,
                 "traced": argv[0] == tool("strace"),
@@ -517,6 +536,23 @@ class _Capture:
         if skipped > 0:
             body += f"\n[... {skipped} bytes not kept ...]\n"
         return body + self.last.decode("utf-8", errors="replace")
+
+
+def link_node_modules(copy: Path, installed: Path) -> None:
+    """`copy/node_modules`: a folder of links into the installed (read-only) packages.
+
+    A shipped node_modules is replaced: the kit installs what the lockfile says. The folder
+    itself stays writable, for the caches test runners keep there (`node_modules/.vite`).
+    """
+    target = copy / NODE_MODULES
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.exists():
+        _remove_tree(target)
+    target.mkdir()
+    for entry in sorted(os.listdir(installed)):
+        if entry != ".package-lock.json":
+            (target / entry).symlink_to(installed / entry)
 
 
 def _watch(

@@ -20,6 +20,7 @@ from gradelib.clientruns import (
     SuiteRuns,
     tap_summary,
 )
+from gradelib.environment import Environment, prepare
 from gradelib.errors import UnsafeFile
 from gradelib.gateway import GatewayCounts
 from gradelib.keyscope import KeyScope, classify_key_scope, draft_diff, has_backoff, least_gaps, same_key_after_restart
@@ -28,6 +29,7 @@ from gradelib.notehints import find_hints, hint_lines
 from gradelib.result import LineResult, Outcome, Report, Tier
 from gradelib.rubric import Rubric, default_rubric, takehome_data
 from gradelib.sandbox import Limits, RunResult, Sandbox, tool
+from gradelib.takehomes.installguard import install_failed, needs_install
 
 TAKEHOME = "payments"
 ORDER_SCENARIOS = ("transient", "outage", "slow")  # each one order, each in a fresh copy
@@ -60,11 +62,19 @@ def _lines(numbers: Sequence[int]) -> str:
 class PaymentsGrading:
     """Grades one `payments` submission; each check runs (and caches) the sandbox runs it needs."""
 
-    def __init__(self, submission: Path, *, name: str | None = None, rubric: Rubric | None = None) -> None:
+    def __init__(
+        self,
+        submission: Path,
+        *,
+        name: str | None = None,
+        rubric: Rubric | None = None,
+        environment: Environment | None = None,
+    ) -> None:
         self.submission = Path(submission)
         self.name = name or self.submission.name
         self.rubric = rubric or default_rubric(TAKEHOME)
-        self.box = Sandbox(self.submission)
+        self.environment = environment if environment is not None else prepare(self.submission)
+        self.box = Sandbox(self.submission, environment=self.environment)
 
     def __enter__(self) -> PaymentsGrading:
         self.box.__enter__()
@@ -110,7 +120,9 @@ class PaymentsGrading:
 
     @cached
     def unrunnable(self) -> str | None:
-        """Why the client cannot be run at all (no node, no usable checkout.mjs), or None."""
+        """Why the client cannot be run at all (no node, no usable checkout.mjs, no install), or None."""
+        if failed := install_failed(self.environment):
+            return failed
         if self.node is None:
             return NODE_MISSING
         return self.checkout[1]
@@ -169,6 +181,8 @@ class PaymentsGrading:
     @cached
     def tests(self) -> SuiteRuns:
         """The candidate's tests on their code, then on the model draft, in fresh copies."""
+        if failed := install_failed(self.environment):
+            return SuiteRuns(None, (), problem=failed)
         return self.runner.tests(self.submission, self.draft_source)
 
     # -- measured facts ------------------------------------------------------------------------
@@ -235,6 +249,7 @@ class PaymentsGrading:
             "tests_kind": self.tests.kind,
             "client_problem": self.unrunnable or transient.problem,
             "isolation": transient.runs[0].run.isolation.mode if transient.runs else None,
+            "runtime_dependencies": self.environment.runtime_dependencies(),
         }
 
     # -- the five lines ------------------------------------------------------------------------
@@ -249,6 +264,7 @@ class PaymentsGrading:
         points, maximum = self.rubric.score(line_id, outcome, tier)
         return LineResult(line_id, outcome, message, dict(evidence), points, maximum, tier)
 
+    @needs_install
     def found_defect(self) -> LineResult:
         """Strong only when the candidate's tests are green on their code and red on the draft."""
         tests = self.tests
@@ -304,6 +320,7 @@ class PaymentsGrading:
                 remarks.append(f"outage run: {outage.problem}")
         return "; " + "; ".join(remarks) if remarks else ""
 
+    @needs_install
     def key_scope(self) -> LineResult:
         """Transient + restart scenarios: a key per attempt, per call, or persisted."""
         transient, restart = self.transient, self.restart
@@ -355,6 +372,7 @@ class PaymentsGrading:
         note_html = safetext.markdown_html(text) if text is not None else None
         return {"note_file": NOTE, "note_problem": problem, "note_html": note_html, "hints": hints}
 
+    @needs_install
     def evidence(self) -> LineResult:
         """The note, rendered safely, with hints where raw gateway output appears."""
         evidence = self._note_evidence(None)
@@ -368,6 +386,7 @@ class PaymentsGrading:
         ]
         return self._line("evidence", "needs_review", f"reviewer reads {NOTE}: " + "; ".join(seen), evidence)
 
+    @needs_install
     def explanation(self) -> LineResult:
         """Does the note name idempotency, explain the restart gap? Reviewer judgment."""
         evidence = self._note_evidence(EXPLANATION_HINTS)
@@ -382,6 +401,7 @@ class PaymentsGrading:
         message = "the note mentions " + "; ".join(found) if found else neither
         return self._line("explanation", "needs_review", message + " (reviewer judges)", evidence)
 
+    @needs_install
     def blast_radius(self) -> LineResult:
         """Does the note name what else is unsafe? The slow scenario beside it. Reviewer judgment."""
         slow = self.slow
@@ -423,7 +443,11 @@ class PaymentsGrading:
             "blast_radius": self.blast_radius,
         }
         lines = tuple(checks[line_id]() for line_id in self.rubric.line_ids if line_id in checks)
-        return Report(TAKEHOME, self.name, lines, self.facts())
+        return Report(TAKEHOME, self.name, lines, self.facts(), self.environment_section())
+
+    def environment_section(self) -> dict[str, Any]:
+        """Declared, installed, refused; runtime dependencies flagged against "no new dependencies"."""
+        return self.environment.evidence(flag_runtime=True)
 
 
 def _read_text(root: Path, rel: str, max_bytes: int) -> tuple[str | None, str | None]:

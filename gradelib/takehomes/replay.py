@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import diff, fixtures, safefs, volatile
+from gradelib.environment import Environment, prepare
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached
 from gradelib.liverecord import ENV_BASE_URL, LiveEndpoint, LiveRelay, endpoint_from_env
@@ -20,6 +21,7 @@ from gradelib.modelstub import ModelStub, packaged_tickets
 from gradelib.result import LineResult, Outcome, Report
 from gradelib.rubric import Rubric, default_rubric
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service, libfaketime, tool
+from gradelib.takehomes.installguard import needs_install
 
 TAKEHOME = "replay"
 RUN_SH = "run.sh"
@@ -176,13 +178,15 @@ class ReplayGrading:
         replay_limits: Limits = REPLAY_LIMITS,
         record_limits: Limits = RECORD_LIMITS,
         live: LiveEndpoint | None = None,
+        environment: Environment | None = None,
     ) -> None:
         self.submission = Path(submission)
         self.name = name or self.submission.name
         self.rubric = rubric or default_rubric(TAKEHOME)
         self.replay_limits, self.record_limits = replay_limits, record_limits
         self.live = live if live is not None else endpoint_from_env()
-        self.box = Sandbox(self.submission)
+        self.environment = environment if environment is not None else prepare(self.submission)
+        self.box = Sandbox(self.submission, environment=self.environment)
         self._lock = threading.Lock()
         self._entered = False
 
@@ -325,6 +329,7 @@ class ReplayGrading:
         return None
 
     # -- the five lines ---------------------------------------------------------------------
+    @needs_install
     def identical(self) -> LineResult:
         """Two replays in fresh copies, environment varied: byte-identical answers?"""
         if early := self._unrunnable("identical"):
@@ -360,6 +365,7 @@ class ReplayGrading:
         message = f"the two replays differ; likely cause: {comparison.cause} ({comparison.cause_detail})"
         return self._line("identical", "fail", message, evidence)
 
+    @needs_install
     def offline(self) -> LineResult:
         """Every replay-mode run was offline: any attempted connection fails the line."""
         if early := self._unrunnable("offline"):
@@ -408,6 +414,7 @@ class ReplayGrading:
             )
         return self._line("offline", "pass", f"no connection attempted in {len(runs)} replay runs", evidence)
 
+    @needs_install
     def missing_fixture(self) -> LineResult:
         """One cassette deleted: replay must fail loudly, offline, without writing answers."""
         if early := self._unrunnable("missing_fixture"):
@@ -441,6 +448,7 @@ class ReplayGrading:
         message = f"without {removed}, replay exited {run.exit_code} naming {named[0]!r}"
         return self._line("missing_fixture", "pass", message, evidence)
 
+    @needs_install
     def record(self) -> LineResult:
         """Record against the kit's stub: capped, re-runnable, feeds replay; fixtures honest."""
         if early := self._unrunnable("record"):
@@ -575,6 +583,7 @@ class ReplayGrading:
             result["finding"] = f"live model labels {ticket} {live_label!r}, the committed fixture says {stored!r}"
         return result
 
+    @needs_install
     def volatile(self) -> LineResult:
         """Timestamps, random ids, durations, token counts, model ids in the graded file."""
         if early := self._unrunnable("volatile"):
@@ -614,7 +623,7 @@ class ReplayGrading:
 
     def facts(self) -> dict[str, Any]:
         """What the kit measured beyond the lines."""
-        run = self.replays[0].run if not self.missing_run_sh else None
+        run = self.replays[0].run if not (self.missing_run_sh or self.environment.error) else None
         return {
             "tickets_match_handout": self.tickets_match_handout,
             "cassettes": len(self.cassettes),
@@ -627,7 +636,7 @@ class ReplayGrading:
 
     def prefetch(self) -> None:
         """Run the independent sandbox runs side by side (each works on its own copy)."""
-        if self.missing_run_sh:
+        if self.missing_run_sh or self.environment.error:
             return
         tasks = (lambda: self.replays, lambda: self.record_runs, lambda: self.git_log)
         with ThreadPoolExecutor(len(tasks)) as pool:
@@ -646,7 +655,11 @@ class ReplayGrading:
             "volatile": self.volatile,
         }
         lines = tuple(checks[line_id]() for line_id in self.rubric.line_ids if line_id in checks)
-        return Report(TAKEHOME, self.name, lines, self.facts())
+        return Report(TAKEHOME, self.name, lines, self.facts(), self.environment_section())
+
+    def environment_section(self) -> dict[str, Any]:
+        """What the submission declared, what was installed, what was refused."""
+        return self.environment.evidence()
 
 
 GRADING = ReplayGrading

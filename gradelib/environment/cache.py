@@ -1,0 +1,101 @@
+"""The environment cache: one folder per distinct dependency set, built once under a lock."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ENVS = "envs"
+LOCKS = "locks"
+MANIFEST = "gradelib-environment.json"
+FORMAT = 1  # bump when the layout of a cached environment changes
+KEY_CHARS = 24
+
+
+def environment_key(ecosystem: str, parts: dict[str, Any]) -> str:
+    """A stable key for a dependency set: normalised declaration, lockfile, interpreter, index."""
+    blob = json.dumps({"ecosystem": ecosystem, "format": FORMAT, **parts}, sort_keys=True, default=str)
+    return f"{ecosystem[:2]}-{hashlib.sha256(blob.encode()).hexdigest()[:KEY_CHARS]}"
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What a finished environment holds: its packages and how long it took to build."""
+
+    key: str
+    ecosystem: str
+    packages: tuple[tuple[str, str, bool], ...]  # name, version, dev
+    seconds: float
+
+    def to_json(self) -> str:
+        """As stored beside the environment."""
+        return json.dumps(
+            {"key": self.key, "ecosystem": self.ecosystem, "packages": self.packages, "seconds": self.seconds},
+            indent=1,
+        )
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True, mode=0o755)
+    return path
+
+
+def env_folder(cache_dir: Path, key: str) -> Path:
+    """Where the environment with this key lives."""
+    return Path(cache_dir) / ENVS / key
+
+
+def read_manifest(folder: Path) -> Manifest | None:
+    """The manifest of a finished environment, or None (missing, or an interrupted build)."""
+    try:
+        doc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        packages = tuple((str(n), str(v), bool(d)) for n, v, d in doc["packages"])
+        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write_manifest(folder: Path, manifest: Manifest) -> None:
+    """Mark an environment finished (written last, so a half-built one is never used)."""
+    readable(folder)
+    target = folder / MANIFEST
+    partial = target.with_suffix(".partial")
+    partial.write_text(manifest.to_json(), encoding="utf-8")
+    os.chmod(partial, 0o644)
+    partial.rename(target)
+
+
+def readable(folder: Path) -> None:
+    """Everything in the environment readable (and nothing writable) by the sandbox's user."""
+    subprocess.run(["chmod", "-R", "a+rX,go-w", str(folder)], capture_output=True, check=False)
+
+
+@contextlib.contextmanager
+def locked(cache_dir: Path, key: str) -> Iterator[None]:
+    """Hold the build lock of one key: parallel gradings of the same dependency set build it once."""
+    lock = _mkdir(Path(cache_dir) / LOCKS) / f"{key}.lock"
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def fresh_folder(cache_dir: Path, key: str) -> Path:
+    """An empty folder for a new build of `key` (what an interrupted build left is removed)."""
+    _mkdir(Path(cache_dir) / ENVS)
+    os.chmod(Path(cache_dir) / ENVS, 0o755)
+    folder = env_folder(cache_dir, key)
+    if folder.exists() or folder.is_symlink():
+        subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], capture_output=True, check=False)
+    folder.mkdir(mode=0o755)
+    return folder

@@ -1,0 +1,422 @@
+"""What a submission declares it needs, read as data: requirements, pyproject, uv.lock, package.json.
+
+Nothing here runs or installs anything. Every line a submission declares is either
+accepted as a plain registry requirement or refused with a reason naming the file and
+line: installer options (`-i`, `--extra-index-url`, `-f`, `--trusted-host`, `-e`),
+path, `file:`, `link:`, VCS and direct-URL requirements, lockfile URLs outside the
+configured registry. Installer configuration a submission ships (`pip.conf`,
+`uv.toml`, `[tool.uv]`, `.npmrc`) is noted as ignored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from packaging.requirements import InvalidRequirement, Requirement
+
+from gradelib import safefs
+from gradelib.errors import UnsafeFile
+
+Ecosystem = Literal["python", "node"]
+
+REQUIREMENTS_TXT = "requirements.txt"
+PYPROJECT = "pyproject.toml"
+UV_LOCK = "uv.lock"
+PACKAGE_JSON = "package.json"
+NODE_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")  # npm prefers the shrinkwrap
+MAX_DECLARATION_BYTES = 1024 * 1024
+MAX_LOCK_BYTES = 16 * 1024 * 1024
+MAX_REQUIREMENTS = 500
+DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org/"
+# What the kit does not install, and where the same packages can be declared instead.
+UNSUPPORTED = {
+    "yarn.lock": "yarn lockfiles are not supported: declare the packages in package.json (with package-lock.json)",
+    "pnpm-lock.yaml": "pnpm lockfiles are not supported: declare the packages in package.json (with package-lock.json)",
+    "bun.lockb": "bun lockfiles are not supported: declare the packages in package.json (with package-lock.json)",
+    "bun.lock": "bun lockfiles are not supported: declare the packages in package.json (with package-lock.json)",
+    "poetry.lock": "poetry lockfiles are not supported: declare the packages in requirements.txt or [project]",
+    "Pipfile": "Pipfile is not supported: declare the packages in requirements.txt or pyproject.toml [project]",
+    "Pipfile.lock": "Pipfile.lock is not supported: declare the packages in requirements.txt",
+    "environment.yml": "conda environments are not supported: declare the packages in requirements.txt",
+    "setup.py": "setup.py is not run: declare the packages in requirements.txt or pyproject.toml [project]",
+}
+IGNORED_CONFIG = {
+    "pip.conf": "the submission's pip.conf is ignored (the kit's installer uses the reviewer's configuration)",
+    "uv.toml": "the submission's uv.toml is ignored (the kit's installer uses the reviewer's configuration)",
+    ".npmrc": "the submission's .npmrc is ignored (the kit's installer uses the reviewer's configuration)",
+    ".yarnrc": "the submission's .yarnrc is ignored",
+    ".yarnrc.yml": "the submission's .yarnrc.yml is ignored",
+}
+# A requirements.txt option the kit accepts on a requirement line (a hash pins the file).
+ALLOWED_OPTIONS = ("--hash",)
+# npm dependency specs that do not come from the registry by name and version.
+NODE_NON_REGISTRY = re.compile(
+    r"^(file:|link:|portal:|workspace:|git(\+[a-z]+)?:|github:|gitlab:|bitbucket:|gist:|https?:|[./~])"
+)
+NODE_SHORTHAND = re.compile(r"^[^@\s/][^\s/]*/[^\s/]+(#.*)?$")  # user/repo: a GitHub shorthand
+NAME = re.compile(r"^(@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*$", re.I)
+
+
+@dataclass(frozen=True)
+class Declared:
+    """One declared package: where it was declared, and the requirement text."""
+
+    ecosystem: Ecosystem
+    file: str
+    line: int | None
+    name: str
+    spec: str  # the requirement as the installer gets it: `openai>=1.40`, or the npm range
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"ecosystem": self.ecosystem, "file": self.file, "line": self.line, "name": self.name, "spec": self.spec}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A declaration the kit will not act on, and why."""
+
+    file: str
+    line: int | None
+    text: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"file": self.file, "line": self.line, "text": self.text[:200], "reason": self.reason}
+
+    def describe(self) -> str:
+        """`requirements.txt:3: --index-url ... (reason)`."""
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.text[:80]} ({self.reason})"
+
+
+@dataclass(frozen=True)
+class PythonDeclaration:
+    """The Python packages to install, and the uv.lock pins that constrain them."""
+
+    requirements: tuple[Declared, ...]
+    pins: tuple[str, ...] = ()  # `name==version` from uv.lock, as constraints
+
+
+@dataclass(frozen=True)
+class NodeDeclaration:
+    """package.json's dependencies and devDependencies, and the lockfile to install them from."""
+
+    package_json: bytes
+    dependencies: tuple[Declared, ...]
+    dev_dependencies: tuple[Declared, ...]
+    lockfile: str | None = None  # file name
+    lock_bytes: bytes | None = None
+
+    @property
+    def runtime_names(self) -> list[str]:
+        """Names of the runtime `dependencies`, sorted."""
+        return sorted(d.name for d in self.dependencies)
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """Everything a submission declares, what was refused, and what was ignored."""
+
+    python: PythonDeclaration | None = None
+    node: NodeDeclaration | None = None
+    refused: tuple[Refusal, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to install."""
+        return self.python is None and self.node is None
+
+    def declared(self) -> list[Declared]:
+        """Every accepted declaration, Python first."""
+        found: list[Declared] = []
+        if self.python:
+            found += self.python.requirements
+        if self.node:
+            found += [*self.node.dependencies, *self.node.dev_dependencies]
+        return found
+
+
+@dataclass
+class _Reader:
+    root: Path
+    refused: list[Refusal] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def read(self, rel: str, max_bytes: int = MAX_DECLARATION_BYTES) -> bytes | None:
+        try:
+            return safefs.read_file(self.root, rel, max_bytes)
+        except UnsafeFile as exc:
+            self.refused.append(Refusal(rel, None, rel, exc.reason))
+            return None
+
+    def refuse(self, file: str, line: int | None, text: str, reason: str) -> None:
+        self.refused.append(Refusal(file, line, text.strip(), reason))
+
+
+def read_declaration(root: Path, *, registry: str = DEFAULT_NPM_REGISTRY) -> Declaration:
+    """Read what the submission folder declares; refusals and notes say what is not acted on."""
+    reader = _Reader(Path(root))
+    for name, why in UNSUPPORTED.items():
+        if (reader.root / name).exists() or (reader.root / name).is_symlink():
+            reader.notes.append(f"{name}: {why}")
+    for name, why in IGNORED_CONFIG.items():
+        if (reader.root / name).exists() or (reader.root / name).is_symlink():
+            reader.notes.append(why)
+    python = _python(reader)
+    node = _node(reader, registry)
+    return Declaration(python, node, tuple(reader.refused), tuple(reader.notes))
+
+
+# -- Python ----------------------------------------------------------------------------------
+
+
+def _python(reader: _Reader) -> PythonDeclaration | None:
+    found: list[Declared] = []
+    data = reader.read(REQUIREMENTS_TXT)
+    if data is not None:
+        found += _requirements_txt(reader, data.decode("utf-8", errors="replace"))
+    data = reader.read(PYPROJECT)
+    if data is not None:
+        found += _pyproject(reader, data)
+    if not found:
+        return None
+    if len(found) > MAX_REQUIREMENTS:
+        reader.refuse(REQUIREMENTS_TXT, None, f"{len(found)} requirements", f"more than {MAX_REQUIREMENTS}")
+        return None
+    pins = _uv_lock_pins(reader) if (reader.root / UV_LOCK).exists() else ()
+    return PythonDeclaration(tuple(found), pins)
+
+
+def _logical_lines(text: str) -> list[tuple[int, str]]:
+    """requirements.txt lines with continuations joined and comments dropped: (first line number, text)."""
+    lines: list[tuple[int, str]] = []
+    pending, start = "", 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        if not pending:
+            start = number
+        line = re.sub(r"(^|\s)#.*$", "", raw)
+        if line.rstrip().endswith("\\"):
+            pending += line.rstrip()[:-1] + " "
+            continue
+        full = (pending + line).strip()
+        pending = ""
+        if full:
+            lines.append((start, full))
+    if pending.strip():
+        lines.append((start, pending.strip()))
+    return lines
+
+
+def _requirements_txt(reader: _Reader, text: str) -> list[Declared]:
+    found: list[Declared] = []
+    for number, line in _logical_lines(text):
+        if line.startswith("-"):
+            option = line.split()[0].split("=")[0]
+            reader.refuse(REQUIREMENTS_TXT, number, line, f"installer option {option} is not allowed")
+            continue
+        requirement_text, options = _split_options(line)
+        bad = [o for o in options if not o.startswith(ALLOWED_OPTIONS)]
+        if bad:
+            reader.refuse(REQUIREMENTS_TXT, number, line, f"installer option {bad[0].split('=')[0]} is not allowed")
+            continue
+        declared = _pep508(reader, REQUIREMENTS_TXT, number, requirement_text)
+        if declared is not None:
+            found.append(declared)
+    return found
+
+
+def _split_options(line: str) -> tuple[str, list[str]]:
+    """`pkg==1 --hash=sha256:x` -> ("pkg==1", ["--hash=sha256:x"])."""
+    parts = re.split(r"\s+(?=--?[a-zA-Z])", line)
+    return parts[0].strip(), [p.strip() for p in parts[1:]]
+
+
+def _pep508(reader: _Reader, file: str, line: int | None, text: str) -> Declared | None:
+    """A plain `name[extras] spec; marker` requirement, or a refusal."""
+    if re.match(r"^(\.|/|~|file:|[a-z][a-z0-9+.-]*://)", text, re.I) or re.match(r"^[a-z+]+\+", text, re.I):
+        reader.refuse(file, line, text, "a path, VCS or URL requirement: only packages from the package index")
+        return None
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement as exc:
+        reader.refuse(file, line, text, f"not a valid requirement: {str(exc).splitlines()[0][:120]}")
+        return None
+    if requirement.url:
+        reader.refuse(file, line, text, "a direct URL requirement (name @ url): only packages from the package index")
+        return None
+    return Declared("python", file, line, requirement.name, str(requirement))
+
+
+def _pyproject(reader: _Reader, data: bytes) -> list[Declared]:
+    try:
+        doc = tomllib.loads(data.decode("utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError as exc:
+        reader.refuse(PYPROJECT, None, PYPROJECT, f"not valid TOML: {exc}")
+        return []
+    tool = doc.get("tool") if isinstance(doc.get("tool"), dict) else {}
+    if isinstance(tool, dict) and "uv" in tool:
+        reader.notes.append("pyproject.toml [tool.uv] is ignored (the kit uses the reviewer's configuration)")
+    if isinstance(tool, dict) and "poetry" in tool:
+        reader.notes.append(f"pyproject.toml [tool.poetry]: {UNSUPPORTED['poetry.lock']}")
+    project = doc.get("project")
+    if not isinstance(project, dict):
+        return []
+    deps = project.get("dependencies", [])
+    if not isinstance(deps, list):
+        reader.refuse(PYPROJECT, None, "[project].dependencies", "must be a list of requirement strings")
+        return []
+    found = []
+    for item in deps:
+        if not isinstance(item, str):
+            reader.refuse(PYPROJECT, None, repr(item)[:80], "not a requirement string")
+            continue
+        declared = _pep508(reader, PYPROJECT, _line_of(data, item), item)
+        if declared is not None:
+            found.append(declared)
+    return found
+
+
+def _line_of(data: bytes, text: str) -> int | None:
+    """The first line of `data` that holds `text` (for evidence; None when not found)."""
+    needle = text.encode("utf-8", errors="replace")
+    for number, line in enumerate(data.splitlines(), 1):
+        if needle in line:
+            return number
+    return None
+
+
+def _uv_lock_pins(reader: _Reader) -> tuple[str, ...]:
+    data = reader.read(UV_LOCK, MAX_LOCK_BYTES)
+    if data is None:
+        return ()
+    try:
+        doc = tomllib.loads(data.decode("utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError as exc:
+        reader.refuse(UV_LOCK, None, UV_LOCK, f"not valid TOML: {exc}")
+        return ()
+    pins: list[str] = []
+    for package in doc.get("package", []) if isinstance(doc.get("package"), list) else []:
+        if not isinstance(package, dict):
+            continue
+        name, version, source = package.get("name"), package.get("version"), package.get("source") or {}
+        if not isinstance(name, str) or not isinstance(source, dict):
+            continue
+        if "editable" in source or "virtual" in source:
+            continue  # the project itself
+        if "registry" not in source:
+            kind = next(iter(source), "unknown")
+            reader.refuse(UV_LOCK, _line_of(data, f'name = "{name}"'), f"{name} ({kind})", "not from a package index")
+            continue
+        if isinstance(version, str) and NAME.match(name):
+            pins.append(f"{name}=={version}")
+    return tuple(sorted(set(pins)))
+
+
+# -- Node ------------------------------------------------------------------------------------
+
+
+def _node(reader: _Reader, registry: str) -> NodeDeclaration | None:
+    data = reader.read(PACKAGE_JSON)
+    if data is None:
+        return None
+    try:
+        doc = json.loads(data)
+    except ValueError as exc:
+        reader.refuse(PACKAGE_JSON, None, PACKAGE_JSON, f"not valid JSON: {exc}")
+        return None
+    if not isinstance(doc, dict):
+        reader.refuse(PACKAGE_JSON, None, PACKAGE_JSON, "not a JSON object")
+        return None
+    runtime = _node_section(reader, data, doc, "dependencies")
+    dev = _node_section(reader, data, doc, "devDependencies")
+    for section in ("optionalDependencies", "bundleDependencies", "bundledDependencies", "workspaces"):
+        if doc.get(section):
+            reader.refuse(PACKAGE_JSON, _line_of(data, f'"{section}"'), section, "not installed by the kit")
+    if not runtime and not dev:
+        return None
+    lockfile, lock = _node_lock(reader, registry)
+    return NodeDeclaration(data, tuple(runtime), tuple(dev), lockfile, lock)
+
+
+def _node_section(reader: _Reader, data: bytes, doc: dict[str, Any], section: str) -> list[Declared]:
+    entries = doc.get(section)
+    if entries is None:
+        return []
+    if not isinstance(entries, dict):
+        reader.refuse(PACKAGE_JSON, _line_of(data, f'"{section}"'), section, "must be an object of name: version")
+        return []
+    found = []
+    for name, spec in entries.items():
+        line = _line_of(data, f'"{name}"')
+        text = f"{name}: {spec}"
+        if not isinstance(spec, str) or not NAME.match(str(name)):
+            reader.refuse(PACKAGE_JSON, line, text, "not a package name and version range")
+        elif spec.startswith("npm:"):
+            alias = spec[4:].rsplit("@", 1)[0] if "@" in spec[5:] else spec[4:]
+            if NAME.match(alias):
+                found.append(Declared("node", PACKAGE_JSON, line, name, spec))
+            else:
+                reader.refuse(PACKAGE_JSON, line, text, "an alias to something that is not a registry package")
+        elif NODE_NON_REGISTRY.match(spec.strip()) or NODE_SHORTHAND.match(spec.strip()):
+            reader.refuse(PACKAGE_JSON, line, text, "a path, link, git or URL dependency: only registry packages")
+        else:
+            found.append(Declared("node", PACKAGE_JSON, line, name, spec))
+    return found
+
+
+def _node_lock(reader: _Reader, registry: str) -> tuple[str | None, bytes | None]:
+    for name in NODE_LOCKS:
+        data = reader.read(name, MAX_LOCK_BYTES)
+        if data is None:
+            continue
+        try:
+            doc = json.loads(data)
+        except ValueError as exc:
+            reader.refuse(name, None, name, f"not valid JSON: {exc}; installing without it")
+            return None, None
+        problems = list(_lock_problems(doc, registry))
+        if problems:
+            for where, text, why in problems[:20]:
+                reader.refuse(name, _line_of(data, f'"{where}"'), text, why)
+            reader.notes.append(f"{name} was not used: it names sources outside the registry {registry}")
+            return None, None
+        return name, data
+    return None, None
+
+
+def _lock_problems(doc: Any, registry: str) -> list[tuple[str, str, str]]:
+    """(entry, text, reason) for every lockfile entry that does not come from the registry."""
+    if not isinstance(doc, dict):
+        return [("", "lockfile", "not a JSON object")]
+    found: list[tuple[str, str, str]] = []
+    packages = doc.get("packages")
+    entries: list[tuple[str, Any]] = list(packages.items()) if isinstance(packages, dict) else []
+    stack = [("", doc.get("dependencies"))] if not entries else []
+    while stack:  # lockfileVersion 1: nested "dependencies"
+        prefix, deps = stack.pop()
+        if isinstance(deps, dict):
+            for dep, info in deps.items():
+                entries.append((f"{prefix}{dep}", info))
+                if isinstance(info, dict):
+                    stack.append((f"{prefix}{dep}/", info.get("dependencies")))
+    for where, info in entries:
+        if where == "" or not isinstance(info, dict):
+            continue
+        if info.get("link"):
+            found.append((where, f"{where} -> {info.get('resolved')}", "a linked local folder"))
+            continue
+        resolved = info.get("resolved")
+        if isinstance(resolved, str) and not resolved.startswith(registry):
+            found.append((where, f"{where}: {resolved[:120]}", f"resolved outside the registry {registry}"))
+        version = info.get("version")
+        if isinstance(version, str) and NODE_NON_REGISTRY.match(version) and not version[:1].isdigit():
+            found.append((where, f"{where}: {version[:120]}", "not a registry version"))
+    return found

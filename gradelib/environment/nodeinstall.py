@@ -1,0 +1,135 @@
+"""Node environments: `node_modules` installed by npm from the lockfile, lifecycle scripts never run."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from gradelib.environment.cache import Manifest
+from gradelib.environment.capped import run_capped
+from gradelib.environment.declaration import DEFAULT_NPM_REGISTRY, NodeDeclaration
+from gradelib.environment.settings import InstallSettings
+from gradelib.errors import InstallError
+
+FOLDER = "node"
+NODE_MODULES = "node_modules"
+HIDDEN_LOCK = ".package-lock.json"
+NPM_ERROR = re.compile(r"^npm (error|ERR!) (?!A complete log|Log files|\s*$)(.*)", re.M)
+KEPT_FIELDS = ("name", "version", "dependencies", "devDependencies", "overrides")
+
+
+def npm_binary() -> str:
+    """npm on PATH, or InstallError."""
+    found = shutil.which("npm") or shutil.which("npm", path="/usr/local/bin:/usr/bin:/bin")
+    if found is None:
+        raise InstallError("node", "npm is not installed on the grading machine (apt-get install npm)")
+    return found
+
+
+@functools.cache
+def node_version() -> str:
+    """`v20.20.2`, or "" when node is missing."""
+    node = shutil.which("node") or shutil.which("node", path="/usr/local/bin:/usr/bin:/bin")
+    if node is None:
+        return ""
+    done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False, timeout=30)
+    return done.stdout.strip()
+
+
+@functools.cache
+def configured_registry() -> str:
+    """The registry npm uses with the reviewer's configuration (default: the npm registry)."""
+    try:
+        done = subprocess.run(
+            [npm_binary(), "config", "get", "registry"], capture_output=True, text=True, check=False, timeout=30,
+            cwd="/",
+        )  # fmt: skip
+    except (InstallError, OSError, subprocess.TimeoutExpired):
+        return DEFAULT_NPM_REGISTRY
+    value = done.stdout.strip()
+    return value if value.startswith(("http://", "https://")) else DEFAULT_NPM_REGISTRY
+
+
+def registry(settings: InstallSettings) -> str:
+    """The registry the kit installs from: the reviewer's choice, with a trailing slash."""
+    chosen = settings.registry or configured_registry()
+    return chosen if chosen.endswith("/") else chosen + "/"
+
+
+def package_json(declaration: NodeDeclaration) -> dict[str, Any]:
+    """The submission's package.json reduced to what npm needs to install (no scripts, no workspaces)."""
+    doc = json.loads(declaration.package_json)
+    kept = {k: doc[k] for k in KEPT_FIELDS if k in doc}
+    kept["dependencies"] = {d.name: d.spec for d in declaration.dependencies}
+    kept["devDependencies"] = {d.name: d.spec for d in declaration.dev_dependencies}
+    kept["private"] = True
+    return kept
+
+
+def key_parts(declaration: NodeDeclaration, settings: InstallSettings) -> dict[str, object]:
+    """What makes two Node environments the same."""
+    return {
+        "package": package_json(declaration),
+        "lock": (declaration.lock_bytes or b"").decode("utf-8", errors="replace"),
+        "node": node_version(),
+        "registry": registry(settings),
+    }
+
+
+def build(folder: Path, declaration: NodeDeclaration, settings: InstallSettings, key: str) -> Manifest:
+    """Install `folder/node/node_modules` with npm (scripts off); raise InstallError."""
+    work = folder / FOLDER
+    work.mkdir()
+    (work / "package.json").write_text(json.dumps(package_json(declaration), indent=2))
+    if declaration.lockfile and declaration.lock_bytes is not None:
+        (work / declaration.lockfile).write_bytes(declaration.lock_bytes)
+        argv = [npm_binary(), "ci"]
+    else:
+        argv = [npm_binary(), "install", "--no-package-lock"]
+    argv += [
+        "--ignore-scripts", "--include=dev", "--no-audit", "--no-fund", "--no-update-notifier",
+        "--loglevel=error", "--registry", registry(settings),
+    ]  # fmt: skip
+    argv.append("--offline" if settings.offline else "--prefer-offline")
+    env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}
+    env |= {"npm_config_ignore_scripts": "true", "NODE_ENV": "development"}
+    env.update({k: v for k, v in os.environ.items() if k.lower() in ("npm_config_userconfig", "npm_config_cache")})
+    done = run_capped(argv, cwd=work, env=env, watch=folder, max_seconds=settings.max_seconds,
+                      max_bytes=settings.max_bytes)  # fmt: skip
+    if done.over_time:
+        raise InstallError("node", f"npm took longer than {settings.max_seconds:.0f} s: stopped")
+    if done.over_size:
+        raise InstallError("node", f"node_modules grew past {settings.max_bytes // 2**20} MiB: stopped")
+    if done.code != 0:
+        raise InstallError("node", _reason(done.output, offline=settings.offline))
+    return Manifest(key, "node", installed(work / NODE_MODULES), round(done.seconds, 2))
+
+
+def _reason(output: str, *, offline: bool) -> str:
+    said = [m.group(2).strip() for m in NPM_ERROR.finditer(output)]
+    text = " ".join(s for s in said if s)[:600] or (output.strip().splitlines() or ["npm failed"])[-1][:300]
+    if offline:
+        text += " (offline: only what `gradelib deps fetch` cached can be installed)"
+    elif re.search(r"(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|network)", output):
+        text += " (registry unreachable?)"
+    return text
+
+
+def installed(node_modules: Path) -> tuple[tuple[str, str, bool], ...]:
+    """(name, version, dev) of every installed package, from npm's hidden lockfile."""
+    try:
+        doc = json.loads((node_modules / HIDDEN_LOCK).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    found = set()
+    for path, info in (doc.get("packages") or {}).items():
+        if isinstance(info, dict) and "node_modules/" in path and isinstance(info.get("version"), str):
+            name = path.rsplit("node_modules/", 1)[1]
+            found.add((name, info["version"], bool(info.get("dev"))))
+    return tuple(sorted(found))

@@ -1,0 +1,160 @@
+"""A submission's environment, ready for the sandbox: what was declared, installed, refused."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from gradelib.environment import cache, nodeinstall, pyinstall
+from gradelib.environment.declaration import Declaration, read_declaration
+from gradelib.environment.settings import InstallSettings
+from gradelib.errors import InstallError
+
+RUNTIME_DEPENDENCY_FLAG = "runtime dependency {name}: the handout allows no new dependencies"
+
+
+@dataclass(frozen=True)
+class Installed:
+    """One cached environment (Python virtualenv or node_modules) and how it was had."""
+
+    ecosystem: str
+    folder: Path  # the cache entry, mounted read-only into every run
+    key: str
+    packages: tuple[tuple[str, str, bool], ...]
+    cache_hit: bool
+    seconds: float  # install time (0 on a cache hit)
+
+    @property
+    def venv(self) -> Path:
+        """The virtualenv (Python)."""
+        return self.folder / pyinstall.VENV
+
+    @property
+    def node_modules(self) -> Path:
+        """The node_modules folder (Node)."""
+        return self.folder / nodeinstall.FOLDER / nodeinstall.NODE_MODULES
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (no paths: they differ between machines)."""
+        return {
+            "ecosystem": self.ecosystem,
+            "key": self.key,
+            "cache": "hit" if self.cache_hit else "miss",
+            "install_seconds": self.seconds,
+            "packages": [{"name": n, "version": v, "dev": d} for n, v, d in self.packages],
+        }
+
+
+@dataclass(frozen=True)
+class Environment:
+    """What a submission's runs see: the installed environments, or why they are missing."""
+
+    declaration: Declaration = field(default_factory=Declaration)
+    python: Installed | None = None
+    node: Installed | None = None
+    errors: tuple[str, ...] = ()
+    python_version: str | None = None
+    node_version: str | None = None
+
+    @property
+    def error(self) -> str | None:
+        """Why a valid declaration could not be installed (the lines are then `error`), or None."""
+        return "; ".join(self.errors) or None
+
+    def read_only_paths(self) -> list[str]:
+        """Folders the sandbox mounts read-only at the same path."""
+        return [str(i.folder) for i in (self.python, self.node) if i is not None]
+
+    def bin_dirs(self) -> list[str]:
+        """Folders to put first on the sandbox PATH (the virtualenv's bin runs `python`)."""
+        return [str(self.python.venv / "bin")] if self.python else []
+
+    def runtime_dependencies(self) -> list[str]:
+        """package.json `dependencies` names, sorted (`[]` when none)."""
+        return self.declaration.node.runtime_names if self.declaration.node else []
+
+    def evidence(self, *, flag_runtime: bool = False) -> dict[str, Any]:
+        """The report's environment section: declared, installed, refused, cache, errors."""
+        flags = [RUNTIME_DEPENDENCY_FLAG.format(name=n) for n in self.runtime_dependencies()] if flag_runtime else []
+        return {
+            "declared": [d.to_dict() for d in self.declaration.declared()],
+            "installed": [i.to_dict() for i in (self.python, self.node) if i is not None],
+            "refused": [r.to_dict() for r in self.declaration.refused],
+            "notes": list(self.declaration.notes),
+            "flags": flags,
+            "error": self.error,
+            "python": self.python_version,
+            "node": self.node_version,
+        }
+
+    def summary(self) -> str:
+        """One line: `python: 14 packages (cache hit); 1 refused`."""
+        parts = []
+        for installed in (self.python, self.node):
+            if installed is not None:
+                how = "cache hit" if installed.cache_hit else f"installed in {installed.seconds:.1f} s"
+                parts.append(f"{installed.ecosystem}: {len(installed.packages)} packages ({how})")
+        if self.declaration.refused:
+            parts.append(f"{len(self.declaration.refused)} declaration(s) refused")
+        if self.errors:
+            parts.append("install failed: " + self.error)  # type: ignore[operator]
+        return "; ".join(parts) or "no dependencies declared"
+
+
+def _obtain(
+    ecosystem: str,
+    parts: dict[str, object],
+    settings: InstallSettings,
+    build: Callable[[Path, str], cache.Manifest],
+) -> Installed:
+    key = cache.environment_key(ecosystem, parts)
+    folder = cache.env_folder(settings.cache_dir, key)
+    manifest = cache.read_manifest(folder)
+    if manifest is not None:
+        return Installed(ecosystem, folder, key, manifest.packages, True, 0.0)
+    with cache.locked(settings.cache_dir, key):
+        manifest = cache.read_manifest(folder)  # another grading may have built it meanwhile
+        if manifest is not None:
+            return Installed(ecosystem, folder, key, manifest.packages, True, 0.0)
+        folder = cache.fresh_folder(settings.cache_dir, key)
+        started = time.monotonic()
+        manifest = build(folder, key)
+        cache.write_manifest(folder, manifest)
+        return Installed(ecosystem, folder, key, manifest.packages, False, round(time.monotonic() - started, 2))
+
+
+def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
+    """Read what the submission declares and install it (or take it from the cache). Never raises."""
+    settings = settings or InstallSettings.from_env()
+    try:
+        registry = nodeinstall.registry(settings)
+    except InstallError:
+        registry = settings.registry or ""
+    declaration = read_declaration(root, registry=registry)
+    errors: list[str] = []
+    python = node = None
+    python_version = node_version = None
+    if declaration.python is not None:
+        py = declaration.python
+        try:
+            python_version = pyinstall.interpreter_version(settings.python)
+            python = _obtain(
+                "python", pyinstall.key_parts(py, settings), settings,
+                lambda folder, key: pyinstall.build(folder, py, settings, key),
+            )  # fmt: skip
+        except (InstallError, OSError) as exc:
+            errors.append(str(exc))
+    if declaration.node is not None:
+        nd = declaration.node
+        try:
+            node_version = nodeinstall.node_version() or None
+            node = _obtain(
+                "node", nodeinstall.key_parts(nd, settings), settings,
+                lambda folder, key: nodeinstall.build(folder, nd, settings, key),
+            )  # fmt: skip
+        except (InstallError, OSError) as exc:
+            errors.append(str(exc))
+    return Environment(declaration, python, node, tuple(errors), python_version, node_version)

@@ -1,0 +1,133 @@
+"""Python environments: a virtualenv from the system interpreter, filled by uv from the package index."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+from gradelib.environment.cache import Manifest
+from gradelib.environment.capped import run_capped
+from gradelib.environment.declaration import PythonDeclaration
+from gradelib.environment.settings import InstallSettings
+from gradelib.errors import InstallError
+
+VENV = "python"
+REQUIREMENTS = "requirements.in"
+CONSTRAINTS = "constraints.txt"
+ERROR_LINE = re.compile(r"^\s*(error|×|╰─▶|caused by|hint)\b.*", re.I | re.M)
+
+
+def uv_binary() -> str:
+    """The uv that ships with the kit (the `uv` package), else one on PATH."""
+    try:
+        from uv import find_uv_bin
+
+        return str(find_uv_bin())
+    except (ImportError, FileNotFoundError):
+        found = shutil.which("uv")
+        if found is None:
+            raise InstallError("python", "uv is not installed (pip install uv)") from None
+        return found
+
+
+@functools.cache
+def interpreter_version(python: str) -> str:
+    """`3.11.2` for the interpreter that candidate environments are made from."""
+    if not os.access(python, os.X_OK):
+        raise InstallError("python", f"{python} is missing: install python3 (or set GRADELIB_PYTHON)")
+    done = subprocess.run(
+        [python, "-I", "-c", "import sys; print('.'.join(map(str, sys.version_info[:3])))"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=30,
+    )
+    if done.returncode != 0:
+        raise InstallError("python", f"{python} does not run: {done.stderr.strip()[:200]}")
+    return done.stdout.strip()
+
+
+def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict[str, object]:
+    """What makes two Python environments the same."""
+    return {
+        "requirements": sorted(r.spec for r in declaration.requirements),
+        "pins": list(declaration.pins),
+        "python": interpreter_version(settings.python),
+        "index": settings.index_url or "default",
+    }
+
+
+def _uv_env(settings: InstallSettings) -> dict[str, str]:
+    env = dict(os.environ)
+    # The kit's own choices win over the reviewer's environment where they matter for safety.
+    for name in ("UV_NO_BUILD", "UV_NO_BINARY", "UV_FIND_LINKS", "UV_PYTHON", "VIRTUAL_ENV", "UV_PROJECT"):
+        env.pop(name, None)
+    env["UV_NO_PROGRESS"] = "1"
+    return env
+
+
+def build(folder: Path, declaration: PythonDeclaration, settings: InstallSettings, key: str) -> Manifest:
+    """Make `folder/python`, a virtualenv with the declared packages (wheels only); raise InstallError."""
+    work = folder / ".build"
+    work.mkdir()
+    (work / REQUIREMENTS).write_text("".join(f"{r.spec}\n" for r in declaration.requirements))
+    (work / CONSTRAINTS).write_text("".join(f"{pin}\n" for pin in declaration.pins))
+    uv, venv = uv_binary(), folder / VENV
+    env = _uv_env(settings)
+    made = run_capped(
+        [uv, "venv", "--quiet", "--python", settings.python, "--no-python-downloads", str(venv)],
+        cwd=work,
+        env=env,
+        watch=folder,
+        max_seconds=60,
+        max_bytes=settings.max_bytes,
+    )
+    if made.code != 0:
+        raise InstallError("python", f"could not make a virtualenv from {settings.python}: {_reason(made.output)}")
+    argv = [
+        uv, "pip", "install", "--python", str(venv / "bin" / "python"),
+        "-r", REQUIREMENTS, "-c", CONSTRAINTS,
+        "--no-build", "--compile-bytecode", "--link-mode", "copy", "--no-python-downloads",
+    ]  # fmt: skip
+    if settings.index_url:
+        argv += ["--index-url", settings.index_url]
+    if settings.offline:
+        argv.append("--offline")
+    done = run_capped(argv, cwd=work, env=env, watch=folder, max_seconds=settings.max_seconds,
+                      max_bytes=settings.max_bytes)  # fmt: skip
+    shutil.rmtree(work, ignore_errors=True)
+    if done.over_time:
+        raise InstallError("python", f"install took longer than {settings.max_seconds:.0f} s: stopped")
+    if done.over_size:
+        raise InstallError("python", f"install grew past {settings.max_bytes // 2**20} MiB: stopped")
+    if done.code != 0:
+        raise InstallError("python", _reason(done.output, offline=settings.offline))
+    return Manifest(key, "python", installed(venv), round(done.seconds + made.seconds, 2))
+
+
+def _reason(output: str, *, offline: bool = False) -> str:
+    """uv's own explanation, in a few lines (it names the package it could not install)."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    wanted = [line for line in lines if ERROR_LINE.match(line)] or lines[-3:]
+    text = " ".join(wanted)[:600] or "the installer failed without saying why"
+    if "no-build" in text or "source distribution" in text.lower() or "--no-build" in output:
+        text += " (the kit installs wheels only: a package that must be built from source is refused)"
+    if offline:
+        text += " (offline: only what `gradelib deps fetch` cached can be installed)"
+    if re.search(r"(dns|connect|network|timed out|failed to fetch)", output, re.I) and not offline:
+        text += " (registry unreachable?)"
+    return text
+
+
+def installed(venv: Path) -> tuple[tuple[str, str, bool], ...]:
+    """(name, version, False) for every distribution in the virtualenv."""
+    found = []
+    for info in sorted(venv.glob("lib/python*/site-packages/*.dist-info")):
+        name, _, version = info.name[: -len(".dist-info")].rpartition("-")
+        if name:
+            found.append((name.replace("_", "-").lower(), version, False))
+    return tuple(found)
