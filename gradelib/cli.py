@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,9 +24,37 @@ from gradelib import (
     worklist,
 )
 from gradelib.batch import GradeOutcome
+from gradelib.environment import InstallSettings
+from gradelib.environment.fetch import fetch
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook
 from gradelib.rubric import load_rubric
+
+
+def _install_options(parser: argparse.ArgumentParser) -> None:
+    """How declared dependencies are installed (default: the reviewer's own uv / npm configuration)."""
+    group = parser.add_argument_group("declared dependencies")
+    group.add_argument("--index-url", help="the Python package index to install from (default: PyPI)")
+    group.add_argument("--registry", help="the npm registry to install from (default: the npm registry)")
+    group.add_argument("--offline", action="store_true", help="install only from the cache (see `deps fetch`)")
+    group.add_argument("--cache-dir", type=Path, help="where environments are cached (default: ~/.cache/gradelib)")
+
+
+def _settings(args: argparse.Namespace) -> InstallSettings:
+    """The install settings from the command line, also exported for worker processes and kernels."""
+    settings = InstallSettings.from_env()
+    changes: dict[str, Any] = {}
+    if getattr(args, "index_url", None):
+        changes["index_url"] = args.index_url
+    if getattr(args, "registry", None):
+        changes["registry"] = args.registry
+    if getattr(args, "offline", False):
+        changes["offline"] = True
+    if getattr(args, "cache_dir", None):
+        changes["cache_dir"] = args.cache_dir.resolve()
+    settings = settings.with_changes(**changes)
+    settings.export(os.environ)
+    return settings
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("path", type=Path, help="a folder, .zip, .tar.gz or git bundle")
     check.add_argument("--json", action="store_true", help="print the stable JSON shape")
     check.add_argument("--rubric", type=Path, help="a rubric TOML file (default: the packaged one)")
+    _install_options(check)
     grade = sub.add_parser("grade", help="grade submissions with the notebooks, into reports/")
     grade.add_argument("paths", nargs="+", type=Path, help="submissions, or folders of them")
     grade.add_argument("--takehome", choices=takehomes.TAKEHOMES, help="default: detected from the files")
@@ -45,6 +75,11 @@ def _parser() -> argparse.ArgumentParser:
     grade.add_argument("--force", action="store_true", help="re-grade submissions that have not changed")
     grade.add_argument("--reveal", action="store_true", help="name reports after candidates, not 'Submission #N'")
     grade.add_argument("--scheduler", help="a Dask distributed scheduler address: grade on its workers")
+    _install_options(grade)
+    deps = sub.add_parser("deps", help="declared dependencies: `deps fetch PATH...` fills the cache for --offline")
+    deps.add_argument("action", choices=("fetch",))
+    deps.add_argument("paths", nargs="+", type=Path, help="submissions, or folders of them")
+    _install_options(deps)
     queue = sub.add_parser("queue", help="what a reviewer still has to score, in their own stable order")
     queue.add_argument("--reviewer", required=True)
     queue.add_argument("--takehome", choices=takehomes.TAKEHOMES)
@@ -73,6 +108,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _check(args: argparse.Namespace) -> int:
+    _settings(args)
     module = takehomes.load(args.takehome)
     rubric = load_rubric(args.rubric, takehome=args.takehome) if args.rubric else None
     with ingest.open_submission(args.path) as sub:
@@ -109,7 +145,16 @@ class _Progress:
             self.bar.close()
 
 
+def _deps(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    found = fetch(args.paths, settings, progress=lambda item: print(render.plain(item.describe()), flush=True))
+    failed = [item for item in found if item.error or (item.environment and item.environment.error)]
+    print(f"{len(found)} submission(s), {len(failed)} with problems; cache: {settings.cache_dir}")
+    return 1 if failed else 0
+
+
 def _grade(args: argparse.Namespace) -> int:
+    _settings(args)
     progress = _Progress()
     try:
         outcomes = batch.grade(
@@ -188,6 +233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "queue":
             return _queue(args)
+        if args.command == "deps":
+            return _deps(args)
         if args.command == "export":
             return _export(args)
         if args.command == "import":

@@ -54,7 +54,8 @@ def stage(origin: Path, reports: Path, takehome: str | None = None) -> Staged:
             chosen = takehome or takehomes.detect(sub.path)
             if chosen is None:
                 raise GradelibError("cannot tell which take-home this answers (no run.sh, cassettes/ or checkout.mjs)")
-            target = reports / STAGING / chosen / sub.digest[:16] / "submission"
+            # absolute: the kernel that reads it may start in any folder (JupyterLab, another cwd)
+            target = Path(reports).resolve() / STAGING / chosen / sub.digest[:16] / "submission"
             if not target.exists():
                 partial = target.with_name("partial")
                 shutil.rmtree(partial, ignore_errors=True)

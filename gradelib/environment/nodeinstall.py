@@ -114,9 +114,7 @@ def build(folder: Path, declaration: NodeDeclaration, settings: InstallSettings,
 def _reason(output: str, *, offline: bool) -> str:
     said = [m.group(2).strip() for m in NPM_ERROR.finditer(output)]
     text = " ".join(s for s in said if s)[:600] or (output.strip().splitlines() or ["npm failed"])[-1][:300]
-    if offline:
-        text += " (offline: only what `gradelib deps fetch` cached can be installed)"
-    elif re.search(r"(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|network)", output):
+    if not offline and re.search(r"(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ETIMEDOUT|network)", output):
         text += " (registry unreachable?)"
     return text
 

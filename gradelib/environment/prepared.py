@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gradelib.environment import cache, nodeinstall, pyinstall
-from gradelib.environment.declaration import Declaration, read_declaration
+from gradelib.environment.declaration import Declaration, Declared, read_declaration
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 
@@ -126,6 +126,13 @@ def _obtain(
         return Installed(ecosystem, folder, key, manifest.packages, False, round(time.monotonic() - started, 2))
 
 
+def _offline(exc: Exception, wanted: Sequence[Declared]) -> str:
+    """What an offline grading lacks, named (the installer's own words follow)."""
+    names = ", ".join(f"{d.name} {d.spec}".strip() if d.ecosystem == "node" else d.spec for d in wanted[:8])
+    more = f" and {len(wanted) - 8} more" if len(wanted) > 8 else ""
+    return f"offline, and the cache lacks {names}{more} (run `gradelib deps fetch` while online): {exc}"
+
+
 def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     """Read what the submission declares and install it (or take it from the cache). Never raises."""
     settings = settings or InstallSettings.from_env()
@@ -146,7 +153,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
                 lambda folder, key: pyinstall.build(folder, py, settings, key),
             )  # fmt: skip
         except (InstallError, OSError) as exc:
-            errors.append(str(exc))
+            errors.append(_offline(exc, py.requirements) if settings.offline else str(exc))
     if declaration.node is not None:
         nd = declaration.node
         try:
@@ -156,5 +163,5 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
                 lambda folder, key: nodeinstall.build(folder, nd, settings, key),
             )  # fmt: skip
         except (InstallError, OSError) as exc:
-            errors.append(str(exc))
+            errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
     return Environment(declaration, python, node, tuple(errors), python_version, node_version)

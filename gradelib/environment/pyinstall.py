@@ -116,8 +116,6 @@ def _reason(output: str, *, offline: bool = False) -> str:
     text = " ".join(wanted)[:600] or "the installer failed without saying why"
     if "no-build" in text or "source distribution" in text.lower() or "--no-build" in output:
         text += " (the kit installs wheels only: a package that must be built from source is refused)"
-    if offline:
-        text += " (offline: only what `gradelib deps fetch` cached can be installed)"
     if re.search(r"(dns|connect|network|timed out|failed to fetch)", output, re.I) and not offline:
         text += " (registry unreachable?)"
     return text

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -56,7 +56,7 @@ class InstallSettings:
         """A copy with some fields changed."""
         return replace(self, **changes)  # type: ignore[arg-type]
 
-    def export(self, environ: dict[str, str]) -> None:
+    def export(self, environ: MutableMapping[str, str]) -> None:
         """Write these settings into an environment (for worker processes and kernels)."""
         environ[ENV_CACHE_DIR] = str(self.cache_dir)
         for key, value in ((ENV_INDEX_URL, self.index_url), (ENV_REGISTRY, self.registry)):
