@@ -77,5 +77,7 @@ def run_capped(
             break
     code = proc.wait()
     reader.join(timeout=5)
+    if proc.stdout is not None:
+        proc.stdout.close()
     output = b"".join(chunks).decode("utf-8", errors="replace")
     return Capped(None if over_time or over_size else code, output, time.monotonic() - started, over_time, over_size)

@@ -18,7 +18,7 @@ from gradelib.errors import InstallError
 VENV = "python"
 REQUIREMENTS = "requirements.in"
 CONSTRAINTS = "constraints.txt"
-ERROR_LINE = re.compile(r"^\s*(error|×|╰─▶|caused by|hint)\b.*", re.I | re.M)
+ERROR_LINE = re.compile(r"^\s*(error|cause|caused by|hint|×|╰─▶)(:|\s)", re.I)
 
 
 def uv_binary() -> str:
@@ -114,7 +114,7 @@ def _reason(output: str, *, offline: bool = False) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     wanted = [line for line in lines if ERROR_LINE.match(line)] or lines[-3:]
     text = " ".join(wanted)[:600] or "the installer failed without saying why"
-    if "no-build" in text or "source distribution" in text.lower() or "--no-build" in output:
+    if "no usable wheels" in output or "--no-build" in output:
         text += " (the kit installs wheels only: a package that must be built from source is refused)"
     if re.search(r"(dns|connect|network|timed out|failed to fetch)", output, re.I) and not offline:
         text += " (registry unreachable?)"
