@@ -19,7 +19,10 @@ def _refused(root: Path) -> list[tuple[str, int | None, str]]:
 
 
 def test_plain_requirements_are_accepted_with_their_lines(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"requirements.txt": "# the SDK\nopenai>=1.40,<4  # pinned loosely\n\nvcrpy==6.0.2 \\\n  --hash=sha256:ab\n"})
+    write_tree(
+        tmp_path,
+        {"requirements.txt": "# the SDK\nopenai>=1.40,<4  # pinned loosely\n\nvcrpy==6.0.2 \\\n  --hash=sha256:ab\n"},
+    )
     declaration = read_declaration(tmp_path)
     assert declaration.python is not None
     assert [(d.name, d.spec, d.line) for d in declaration.python.requirements] == [
@@ -93,7 +96,10 @@ def test_pyproject_dependencies_uv_lock_pins_and_ignored_tool_uv(tmp_path: Path)
     assert declaration.python is not None
     assert [d.spec for d in declaration.python.requirements] == ["openai>=1.40"]
     assert declaration.python.pins == ("openai==1.51.0",)
-    assert {(r.file, r.text.split()[0]) for r in declaration.refused} == {("pyproject.toml", "evil"), ("uv.lock", "sneaky")}
+    assert {(r.file, r.text.split()[0]) for r in declaration.refused} == {
+        ("pyproject.toml", "evil"),
+        ("uv.lock", "sneaky"),
+    }
     assert any("[tool.uv] is ignored" in note for note in declaration.notes)
 
 
@@ -123,7 +129,9 @@ def test_lockfile_resolved_outside_the_registry_is_not_used(tmp_path: Path) -> N
             "node_modules/is-number": {"version": "7.0.0", "resolved": "http://127.0.0.1:9/is-number-7.0.0.tgz"},
         },
     }
-    write_tree(tmp_path, {"package.json": '{"dependencies": {"is-number": "^7.0.0"}}', "package-lock.json": json.dumps(lock)})
+    write_tree(
+        tmp_path, {"package.json": '{"dependencies": {"is-number": "^7.0.0"}}', "package-lock.json": json.dumps(lock)}
+    )
     declaration = read_declaration(tmp_path, registry=REGISTRY)
     assert declaration.node is not None and declaration.node.lockfile is None
     assert [(r.file, r.reason) for r in declaration.refused] == [
@@ -132,8 +140,13 @@ def test_lockfile_resolved_outside_the_registry_is_not_used(tmp_path: Path) -> N
 
 
 def test_lockfile_without_resolved_urls_is_used(tmp_path: Path) -> None:
-    lock = {"lockfileVersion": 3, "packages": {"": {}, "node_modules/is-number": {"version": "7.0.0", "integrity": "x"}}}
-    write_tree(tmp_path, {"package.json": '{"devDependencies": {"is-number": "7.0.0"}}', "package-lock.json": json.dumps(lock)})
+    lock = {
+        "lockfileVersion": 3,
+        "packages": {"": {}, "node_modules/is-number": {"version": "7.0.0", "integrity": "x"}},
+    }
+    write_tree(
+        tmp_path, {"package.json": '{"devDependencies": {"is-number": "7.0.0"}}', "package-lock.json": json.dumps(lock)}
+    )
     declaration = read_declaration(tmp_path, registry=REGISTRY)
     assert declaration.node is not None and declaration.node.lockfile == "package-lock.json"
     assert declaration.refused == ()

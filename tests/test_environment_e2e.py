@@ -34,7 +34,8 @@ IS_NUMBER_LOCK = {
         "": {"name": "sub", "devDependencies": {"is-number": "7.0.0"}},
         "node_modules/is-number": {
             "version": "7.0.0",
-            "integrity": "sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng==",
+            "integrity": "sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9c"
+            "GvNp6NZWZUBlbGXYxxng==",
             "dev": True,
             "license": "MIT",
             "engines": {"node": ">=0.12.0"},
@@ -128,7 +129,9 @@ def test_python_requirements_are_importable_and_python_runs_the_environment(
 
 
 def test_without_a_declaration_python_is_the_clean_system_interpreter(tmp_path: Path) -> None:
-    root = write_tree(tmp_path / "sub", {"run.sh": "python -c 'import sys; print(sys.prefix)'; python -c 'import papermill'\n"})
+    root = write_tree(
+        tmp_path / "sub", {"run.sh": "python -c 'import sys; print(sys.prefix)'; python -c 'import papermill'\n"}
+    )
     code, output = _run(Environment(), root, ["bash", "run.sh"])
     assert output.splitlines()[0] == "/usr"  # not the kit's own virtualenv
     assert "No module named 'papermill'" in output  # the kit's own packages are not there
@@ -146,7 +149,12 @@ def test_the_environment_is_read_only_for_the_candidate(tmp_path: Path, settings
 
 
 def test_node_lockfile_install_resolves_and_runs_tests(tmp_path: Path, settings: InstallSettings) -> None:
-    package = {"name": "sub", "type": "module", "devDependencies": {"is-number": "7.0.0"}, "scripts": {"test": "node t.mjs"}}
+    package = {
+        "name": "sub",
+        "type": "module",
+        "devDependencies": {"is-number": "7.0.0"},
+        "scripts": {"test": "node t.mjs"},
+    }
     root = write_tree(
         tmp_path / "sub",
         {
@@ -215,14 +223,20 @@ def test_hostile_declarations_never_reach_their_servers_nor_run_scripts(
                     "six==1.16.0",
                 ]
             ),
-            "pyproject.toml": f'[project]\nname = "s"\nversion = "0"\ndependencies = []\n[tool.uv]\nindex-url = "{evil}/simple"\n',
+            "pyproject.toml": (
+                f'[project]\nname = "s"\nversion = "0"\ndependencies = []\n[tool.uv]\nindex-url = "{evil}/simple"\n'
+            ),
             "uv.toml": f'index-url = "{evil}/simple"\n',
             "pip.conf": f"[global]\nindex-url = {evil}/simple\n",
             ".npmrc": f"registry={evil}/\n",
             "package.json": json.dumps(
                 {
                     "name": "sub",
-                    "scripts": {"preinstall": f"touch {marker}", "postinstall": f"touch {marker}", "prepare": f"touch {marker}"},
+                    "scripts": {
+                        "preinstall": f"touch {marker}",
+                        "postinstall": f"touch {marker}",
+                        "prepare": f"touch {marker}",
+                    },
                     "dependencies": {"tar": f"{evil}/t.tgz", "loc": "file:../outside", "gh": "git+https://127.0.0.1/x"},
                     "devDependencies": {"is-number": "7.0.0"},
                 }
@@ -255,7 +269,9 @@ def _prepare_in_process(args: tuple[str, str]) -> str:
 def test_twenty_copies_of_one_submission_install_once(tmp_path: Path) -> None:
     copies = []
     for number in range(20):
-        copies.append(write_tree(tmp_path / f"cand-{number:02d}", {"requirements.txt": "six==1.16.0\n", "x.py": f"{number}\n"}))
+        copies.append(
+            write_tree(tmp_path / f"cand-{number:02d}", {"requirements.txt": "six==1.16.0\n", "x.py": f"{number}\n"})
+        )
     cache = tmp_path / "cache"
     with ProcessPoolExecutor(4) as pool:
         results = list(pool.map(_prepare_in_process, [(str(c), str(cache)) for c in copies]))
