@@ -34,7 +34,6 @@ from gradelib import connlog, nsinit, safefs
 from gradelib.dnslog import RESOLV_CONF, DnsLog
 from gradelib.environment import Environment
 from gradelib.environment.nodeinstall import NODE_MODULES
-from gradelib.environment.settings import SYSTEM_PYTHON
 from gradelib.errors import SandboxUnavailable
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -51,7 +50,6 @@ LATE_ENV_PREFIXES = ("LD_", "FAKETIME")
 # Under strace the command runs as a child of this wrapper, which reports its exit status on fd 3
 # (see nsinit.supervise); the command itself never sees fd 3.
 EXIT_REPORTER = '"$@" 3>&-; code=$?; echo "$code" >&3; exit "$code"'
-KIT_BIN = "bin"  # in the workspace's kit folder: `python` for submissions that declare nothing
 
 IsolationMode = Literal["root-namespaces", "user-namespaces", "none"]
 
@@ -213,16 +211,11 @@ class Sandbox(AbstractContextManager["Sandbox"]):
     def __enter__(self) -> Sandbox:
         self.root = Path(tempfile.mkdtemp(prefix="gradelib-"))
         os.chmod(self.root, 0o711)
-        if not self.environment.bin_dirs():  # `python` is the clean system interpreter, never the kit's
-            folder = self.root / "kit" / KIT_BIN
-            folder.mkdir(parents=True, mode=0o755)
-            os.chmod(folder.parent, 0o755)
-            (folder / "python").symlink_to(SYSTEM_PYTHON)
         return self
 
     def path_prefix(self) -> list[str]:
-        """What comes before the PATH of every run: the environment's bin, or the kit's `python`."""
-        return self.environment.bin_dirs() or [str(self.root / "kit" / KIT_BIN)]
+        """What comes before the PATH of every run: the environment's bin (which runs `python`)."""
+        return self.environment.bin_dirs()
 
     def __exit__(self, *exc: object) -> None:
         _remove_tree(self.root)

@@ -128,11 +128,15 @@ def test_python_requirements_are_importable_and_python_runs_the_environment(
     assert again.python is not None and again.python.cache_hit and again.python.folder == env.python.folder
 
 
-def test_without_a_declaration_python_is_the_clean_system_interpreter(tmp_path: Path) -> None:
+def test_without_a_declaration_python_is_the_clean_system_interpreter(
+    tmp_path: Path, settings: InstallSettings
+) -> None:
     root = write_tree(
         tmp_path / "sub", {"run.sh": "python -c 'import sys; print(sys.prefix)'; python -c 'import papermill'\n"}
     )
-    code, output = _run(Environment(), root, ["bash", "run.sh"])
+    env = prepare(root, settings)
+    assert env.declaration.empty and env.python is None
+    code, output = _run(env, root, ["bash", "run.sh"])
     assert output.splitlines()[0] == "/usr"  # not the kit's own virtualenv
     assert "No module named 'papermill'" in output  # the kit's own packages are not there
     assert code != 0

@@ -77,7 +77,10 @@ def test_failures_carry_the_evidence_a_reviewer_needs(cohort: dict[str, Report])
 
 def test_report_json_has_the_stable_shape(cohort: dict[str, Report]) -> None:
     data = json.loads(cohort["amara-okafor"].to_json())
-    assert set(data) == {"takehome", "submission", "lines", "facts", "total", "max_total"}
+    assert set(data) == {"takehome", "submission", "lines", "facts", "environment", "total", "max_total"}
+    environment = data["environment"]
+    assert set(environment) == {"declared", "installed", "refused", "notes", "flags", "error", "python", "node"}
+    assert environment["declared"] == [] and environment["installed"] == [] and environment["error"] is None
     assert data["takehome"] == "replay" and data["submission"] == "amara-okafor"
     for line in data["lines"]:
         assert set(line) == {"id", "outcome", "points", "max_points", "tier", "message", "evidence"}

@@ -17,8 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from gradelib import safefs
 from gradelib.errors import UnsafeFile
 
@@ -241,6 +239,9 @@ def _split_options(line: str) -> tuple[str, list[str]]:
 
 def _pep508(reader: _Reader, file: str, line: int | None, text: str) -> Declared | None:
     """A plain `name[extras] spec; marker` requirement, or a refusal."""
+    # Imported here: the sandbox (which imports this package) must run on the standard library alone.
+    from packaging.requirements import InvalidRequirement, Requirement
+
     if re.match(r"^(\.|/|~|file:|[a-z][a-z0-9+.-]*://)", text, re.I) or re.match(r"^[a-z+]+\+", text, re.I):
         reader.refuse(file, line, text, "a path, VCS or URL requirement: only packages from the package index")
         return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -13,6 +14,8 @@ from gradelib.environment.declaration import Declaration, Declared, read_declara
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 
+SHIMS = "shims"
+SHIM_BIN = "bin"
 RUNTIME_DEPENDENCY_FLAG = "runtime dependency {name}: the handout allows no new dependencies"
 
 
@@ -58,6 +61,8 @@ class Environment:
     errors: tuple[str, ...] = ()
     python_version: str | None = None
     node_version: str | None = None
+    shims: Path | None = None  # `python` for a submission that declares no Python packages
+
 
     @property
     def error(self) -> str | None:
@@ -66,11 +71,14 @@ class Environment:
 
     def read_only_paths(self) -> list[str]:
         """Folders the sandbox mounts read-only at the same path."""
-        return [str(i.folder) for i in (self.python, self.node) if i is not None]
+        found = [str(i.folder) for i in (self.python, self.node) if i is not None]
+        return found + ([str(self.shims)] if self.shims and not self.python else [])
 
     def bin_dirs(self) -> list[str]:
-        """Folders to put first on the sandbox PATH (the virtualenv's bin runs `python`)."""
-        return [str(self.python.venv / "bin")] if self.python else []
+        """Folders to put first on the sandbox PATH: the virtualenv's bin, else the `python` shim."""
+        if self.python:
+            return [str(self.python.venv / "bin")]
+        return [str(self.shims / SHIM_BIN)] if self.shims else []
 
     def runtime_dependencies(self) -> list[str]:
         """package.json `dependencies` names, sorted (`[]` when none)."""
@@ -133,6 +141,23 @@ def _offline(exc: Exception, wanted: Sequence[Declared]) -> str:
     return f"offline, and the cache lacks {names}{more} (run `gradelib deps fetch` while online): {exc}"
 
 
+def python_shims(settings: InstallSettings) -> Path:
+    """A folder whose `bin/python` is the clean system interpreter (where Debian has only python3).
+
+    It lives in the cache, at the same path for every grading, so nothing a run sees varies.
+    """
+    folder = settings.cache_dir / SHIMS
+    link = folder / SHIM_BIN / "python"
+    if not link.is_symlink():
+        link.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+        partial = link.with_name(f".python-{os.getpid()}")
+        partial.unlink(missing_ok=True)
+        partial.symlink_to(settings.python)
+        partial.rename(link)
+        cache.readable(folder)
+    return folder
+
+
 def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     """Read what the submission declares and install it (or take it from the cache). Never raises."""
     settings = settings or InstallSettings.from_env()
@@ -164,4 +189,5 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
             )  # fmt: skip
         except (InstallError, OSError) as exc:
             errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
-    return Environment(declaration, python, node, tuple(errors), python_version, node_version)
+    shims = python_shims(settings)
+    return Environment(declaration, python, node, tuple(errors), python_version, node_version, shims)
