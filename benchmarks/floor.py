@@ -29,10 +29,11 @@ from typing import Any
 
 from gradelib import takehomes
 from gradelib.clientruns import AMOUNT, CHECKOUT, NPM_ENV, OUTAGE_REPEAT_UNDER_SECONDS, RESULT_MARKER, find_tests
+from gradelib.environment import Environment, prepare
 from gradelib.gateway import Gateway
 from gradelib.modelstub import ModelStub, packaged_tickets
 from gradelib.rubric import takehome_data
-from gradelib.sandbox import SANDBOX_PATH, base_environment
+from gradelib.sandbox import SANDBOX_PATH, base_environment, link_node_modules
 from gradelib.takehomes import payments, replay
 
 PATH = SANDBOX_PATH
@@ -91,7 +92,11 @@ def base_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, st
     (home / "tmp").mkdir(exist_ok=True)
     env = base_environment(home / "home", home / "tmp")  # the kit's own, so the floor runs like the kit
     env.update(extra or {})
+    env["PATH"] = ":".join([*_environment.bin_dirs(), env["PATH"]])  # the submission's declared packages
     return env
+
+
+_environment = Environment()  # the declared dependencies of the submission being measured (floor_one sets it)
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
@@ -188,6 +193,8 @@ class Workspace:
         base = self.root / f"{self.count:02d}-{label}"
         target = base / "submission"
         shutil.copytree(self.source, target, symlinks=True)
+        if _environment.node is not None:
+            link_node_modules(target, _environment.node.node_modules)
         return target
 
 
@@ -362,6 +369,8 @@ def floor_one(path: str) -> dict[str, Any]:
     source = Path(path)
     takehome = takehomes.detect(source) or "unknown"
     floor = Floor(source.name, takehome)
+    global _environment
+    _environment = prepare(source)  # installed before the clock starts, as the kit installs before its runs
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="gradelib-floor-") as tmp:
         work = Workspace(source, Path(tmp))
