@@ -107,16 +107,23 @@ def test_package_json_registry_ranges_accepted_others_refused(tmp_path: Path) ->
     package = {
         "type": "module",
         "dependencies": {"openai": "^6.0.0", "left": "npm:left-pad@^1.3.0", "local": "file:../x", "gh": "user/repo"},
-        "devDependencies": {"vitest": "4.1.x", "tarball": "http://127.0.0.1:9/x.tgz", "g": "git+ssh://git@h/x.git"},
+        "devDependencies": {
+            "vitest": "~4.1.12",
+            "vite": "^8.3.0 || >=9",
+            "tarball": "http://127.0.0.1:9/x.tgz",
+            "g": "git+ssh://git@h/x.git",
+            "home": "~/evil",
+            "up": "../evil",
+        },
         "scripts": {"preinstall": "touch /tmp/pwned"},
     }
     write_tree(tmp_path, {"package.json": json.dumps(package, indent=2), ".npmrc": "registry=http://127.0.0.1:9/\n"})
     declaration = read_declaration(tmp_path, registry=REGISTRY)
     assert declaration.node is not None
     assert [d.name for d in declaration.node.dependencies] == ["openai", "left"]
-    assert [d.name for d in declaration.node.dev_dependencies] == ["vitest"]
+    assert [d.name for d in declaration.node.dev_dependencies] == ["vitest", "vite"]
     assert declaration.node.runtime_names == ["left", "openai"]
-    assert sorted(r.text.split(":")[0] for r in declaration.refused) == ["g", "gh", "local", "tarball"]
+    assert sorted(r.text.split(":")[0] for r in declaration.refused) == ["g", "gh", "home", "local", "tarball", "up"]
     assert all(r.line for r in declaration.refused)
     assert any(".npmrc is ignored" in note for note in declaration.notes)
 

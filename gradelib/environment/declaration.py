@@ -54,7 +54,7 @@ IGNORED_CONFIG = {
 ALLOWED_OPTIONS = ("--hash",)
 # npm dependency specs that do not come from the registry by name and version.
 NODE_NON_REGISTRY = re.compile(
-    r"^(file:|link:|portal:|workspace:|git(\+[a-z]+)?:|github:|gitlab:|bitbucket:|gist:|https?:|[./~])"
+    r"^(file:|link:|portal:|workspace:|git(\+[a-z]+)?:|github:|gitlab:|bitbucket:|gist:|https?:|\.{1,2}/|/|~/)"
 )
 NODE_SHORTHAND = re.compile(r"^[^@\s/][^\s/]*/[^\s/]+(#.*)?$")  # user/repo: a GitHub shorthand
 NAME = re.compile(r"^(@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*$", re.I)
