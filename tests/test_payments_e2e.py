@@ -121,12 +121,17 @@ def test_sample_facts_and_tiers(graded: Mapping[str, Graded], sample: str) -> No
     measured = {key: facts[key] for key in CONTRACT_FACTS}
     wanted = {key: expected.get(key) for key in CONTRACT_FACTS}
     assert measured == wanted, report.to_json(indent=1)[:4000]
+    assert facts["runtime_dependencies"] == expected.get("runtime_dependencies", [])
+    flags = report.environment["flags"]
+    assert len(flags) == len(facts["runtime_dependencies"]) and all("no new dependencies" in f for f in flags)
     assert report.line("key_scope").tier == expected["key_scope_tier"]
     assert report.line("found_defect").tier == expected.get("found_defect_tier")
     for line_id in ("evidence", "explanation", "blast_radius"):
         assert report.line(line_id).outcome == "needs_review"
         assert report.line(line_id).tier is None
     assert not (SAMPLES_DIR / sample / ".pending-charges").exists(), "the original was written"
+    assert not (SAMPLES_DIR / sample / ".checkout").exists(), "the original was written"
+    assert not (SAMPLES_DIR / sample / "node_modules").exists(), "the installed packages went into the original"
 
 
 def test_the_strong_sample_scores_and_the_rest_await_a_reviewer(graded: Mapping[str, Graded]) -> None:

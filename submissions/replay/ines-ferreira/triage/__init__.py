@@ -1,0 +1,1 @@
+"""Support-ticket triage with a record/replay boundary around the model call."""
