@@ -187,6 +187,10 @@ def base_environment(home: Path, tmp: Path) -> dict[str, str]:
         "TERM": "dumb",
         "PYTHONDONTWRITEBYTECODE": "1",
         "NO_COLOR": "1",
+        # Packages are installed before the run; a `pip install` in run.sh must not reach for an index.
+        "PIP_NO_INDEX": "1",
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+        "PIP_NO_INPUT": "1",
     }
 
 

@@ -41,7 +41,10 @@ def test_plain_requirements_are_accepted_with_their_lines(tmp_path: Path) -> Non
         ("-f http://127.0.0.1:9/wheels", "installer option -f"),
         ("--trusted-host 127.0.0.1", "installer option --trusted-host"),
         ("-e .", "installer option -e"),
-        ("-r other.txt", "installer option -r"),
+        ("-r ../outside.txt", "must name a file inside the submission"),
+        ("-r /etc/passwd", "must name a file inside the submission"),
+        ("-r missing.txt", "does not exist"),
+        ("--no-binary :all:", "installer option --no-binary"),
         ("requests --index-url http://127.0.0.1:9/", "installer option --index-url"),
         ("git+https://127.0.0.1:9/evil.git", "VCS or URL"),
         ("evil @ https://127.0.0.1:9/evil-1.0-py3-none-any.whl", "direct URL"),
@@ -195,3 +198,25 @@ def test_key_is_stable_and_depends_on_every_part() -> None:
     assert environment_key("python", parts) == environment_key("python", dict(reversed(list(parts.items()))))
     assert environment_key("python", parts) != environment_key("python", {**parts, "python": "3.12.0"})
     assert environment_key("python", parts) != environment_key("node", parts)
+
+
+def test_included_requirement_and_constraint_files_inside_the_submission(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "requirements.txt": "-r requirements/base.txt\n-c constraints.txt\n--require-hashes\nvcrpy\n",
+            "requirements/base.txt": "openai>=1.40\n-r ../loop.txt\n",
+            "loop.txt": "-r requirements.txt\nrequests\n",
+            "constraints.txt": "openai==1.51.0\n",
+        },
+    )
+    declaration = read_declaration(tmp_path)
+    assert declaration.python is not None
+    assert [(d.file, d.line, d.name) for d in declaration.python.requirements] == [
+        ("requirements/base.txt", 1, "openai"),
+        ("loop.txt", 2, "requests"),
+        ("requirements.txt", 4, "vcrpy"),
+    ]
+    assert any("a cycle" in note for note in declaration.notes)
+    assert "openai==1.51.0" in declaration.python.pins
+    assert any("--require-hashes ignored" in note for note in declaration.notes)

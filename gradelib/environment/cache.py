@@ -16,7 +16,7 @@ from typing import Any
 ENVS = "envs"
 LOCKS = "locks"
 MANIFEST = "gradelib-environment.json"
-FORMAT = 1  # bump when the layout of a cached environment changes
+FORMAT = 2  # bump when the layout of a cached environment changes
 KEY_CHARS = 24
 
 

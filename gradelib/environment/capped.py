@@ -31,6 +31,11 @@ class Capped:
         return "\n".join(self.output.splitlines()[-lines:])
 
 
+def size_text(count: int) -> str:
+    """`1024 MiB`, or `65536 bytes` under a mebibyte."""
+    return f"{count // 2**20} MiB" if count >= 2**20 else f"{count} bytes"
+
+
 def tree_bytes(root: Path) -> int:
     """Bytes of the regular files below root (links not followed)."""
     total = 0

@@ -11,6 +11,7 @@ configured registry. Installer configuration a submission ships (`pip.conf`,
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -52,6 +53,9 @@ IGNORED_CONFIG = {
 }
 # A requirements.txt option the kit accepts on a requirement line (a hash pins the file).
 ALLOWED_OPTIONS = ("--hash",)
+INCLUDE_OPTIONS = ("-r", "--requirement", "-c", "--constraint")
+HARMLESS_OPTIONS = ("--require-hashes", "--prefer-binary", "--only-binary", "--pre")
+MAX_INCLUDE_DEPTH = 3
 # npm dependency specs that do not come from the registry by name and version.
 NODE_NON_REGISTRY = re.compile(
     r"^(file:|link:|portal:|workspace:|git(\+[a-z]+)?:|github:|gitlab:|bitbucket:|gist:|https?:|\.{1,2}/|/|~/)"
@@ -147,6 +151,7 @@ class _Reader:
     root: Path
     refused: list[Refusal] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    included: set[str] = field(default_factory=set)  # requirement files already read through -r / -c
 
     def read(self, rel: str, max_bytes: int = MAX_DECLARATION_BYTES) -> bytes | None:
         try:
@@ -178,9 +183,10 @@ def read_declaration(root: Path, *, registry: str = DEFAULT_NPM_REGISTRY) -> Dec
 
 def _python(reader: _Reader) -> PythonDeclaration | None:
     found: list[Declared] = []
+    constraints: list[str] = []
     data = reader.read(REQUIREMENTS_TXT)
     if data is not None:
-        found += _requirements_txt(reader, data.decode("utf-8", errors="replace"))
+        found += _requirements_txt(reader, REQUIREMENTS_TXT, data.decode("utf-8", errors="replace"), constraints)
     data = reader.read(PYPROJECT)
     if data is not None:
         found += _pyproject(reader, data)
@@ -190,7 +196,7 @@ def _python(reader: _Reader) -> PythonDeclaration | None:
         reader.refuse(REQUIREMENTS_TXT, None, f"{len(found)} requirements", f"more than {MAX_REQUIREMENTS}")
         return None
     pins = _uv_lock_pins(reader) if (reader.root / UV_LOCK).exists() else ()
-    return PythonDeclaration(tuple(found), pins)
+    return PythonDeclaration(tuple(found), tuple(sorted(set(pins) | set(constraints))))
 
 
 def _logical_lines(text: str) -> list[tuple[int, str]]:
@@ -213,22 +219,54 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     return lines
 
 
-def _requirements_txt(reader: _Reader, text: str) -> list[Declared]:
+def _requirements_txt(reader: _Reader, file: str, text: str, constraints: list[str], depth: int = 0) -> list[Declared]:
+    """The requirements of one file; `-r` / `-c` files inside the submission are followed."""
     found: list[Declared] = []
     for number, line in _logical_lines(text):
         if line.startswith("-"):
-            option = line.split()[0].split("=")[0]
-            reader.refuse(REQUIREMENTS_TXT, number, line, f"installer option {option} is not allowed")
+            option, _, value = line.replace("=", " ", 1).partition(" ")
+            if option in INCLUDE_OPTIONS:
+                found += _included(reader, file, number, line, value.strip(), option, constraints, depth)
+            elif option in HARMLESS_OPTIONS:
+                reader.notes.append(f"{file}:{number}: {option} ignored (the kit installs wheels from the index)")
+            else:
+                reader.refuse(file, number, line, f"installer option {option} is not allowed")
             continue
         requirement_text, options = _split_options(line)
         bad = [o for o in options if not o.startswith(ALLOWED_OPTIONS)]
         if bad:
-            reader.refuse(REQUIREMENTS_TXT, number, line, f"installer option {bad[0].split('=')[0]} is not allowed")
+            reader.refuse(file, number, line, f"installer option {bad[0].split('=')[0]} is not allowed")
             continue
-        declared = _pep508(reader, REQUIREMENTS_TXT, number, requirement_text)
+        declared = _pep508(reader, file, number, requirement_text)
         if declared is not None:
             found.append(declared)
     return found
+
+
+def _included(
+    reader: _Reader, file: str, number: int, line: str, target: str, option: str, constraints: list[str], depth: int
+) -> list[Declared]:
+    """A `-r other.txt` / `-c constraints.txt` line: another file of the submission, read the same way."""
+    rel = os.path.normpath(os.path.join(os.path.dirname(file), target)) if target else ""
+    if not target or depth >= MAX_INCLUDE_DEPTH or rel.startswith("..") or os.path.isabs(target) or "://" in target:
+        reader.refuse(
+            file, number, line, f"{option} must name a file inside the submission (at most {MAX_INCLUDE_DEPTH} deep)"
+        )
+        return []
+    if rel in reader.included or rel == REQUIREMENTS_TXT:
+        reader.notes.append(f"{file}:{number}: {target} is already included (a cycle): not read twice")
+        return []
+    reader.included.add(rel)
+    data = reader.read(rel)
+    if data is None:
+        if not any(r.file == rel for r in reader.refused):
+            reader.refuse(file, number, line, f"{rel} does not exist")
+        return []
+    if option in ("-c", "--constraint"):
+        pins = _requirements_txt(reader, rel, data.decode("utf-8", errors="replace"), constraints, depth + 1)
+        constraints += [d.spec for d in pins]
+        return []
+    return _requirements_txt(reader, rel, data.decode("utf-8", errors="replace"), constraints, depth + 1)
 
 
 def _split_options(line: str) -> tuple[str, list[str]]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from gradelib.environment.cache import Manifest
-from gradelib.environment.capped import run_capped
+from gradelib.environment.capped import run_capped, size_text
 from gradelib.environment.declaration import DEFAULT_NPM_REGISTRY, NodeDeclaration
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
@@ -105,7 +105,7 @@ def build(folder: Path, declaration: NodeDeclaration, settings: InstallSettings,
     if done.over_time:
         raise InstallError("node", f"npm took longer than {settings.max_seconds:.0f} s: stopped")
     if done.over_size:
-        raise InstallError("node", f"node_modules grew past {settings.max_bytes // 2**20} MiB: stopped")
+        raise InstallError("node", f"node_modules grew past {size_text(settings.max_bytes)}: stopped")
     if done.code != 0:
         raise InstallError("node", _reason(done.output, offline=settings.offline))
     return Manifest(key, "node", installed(work / NODE_MODULES), round(done.seconds, 2))

@@ -63,7 +63,6 @@ class Environment:
     node_version: str | None = None
     shims: Path | None = None  # `python` for a submission that declares no Python packages
 
-
     @property
     def error(self) -> str | None:
         """Why a valid declaration could not be installed (the lines are then `error`), or None."""

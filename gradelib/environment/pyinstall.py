@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from gradelib.environment.cache import Manifest
-from gradelib.environment.capped import run_capped
+from gradelib.environment.capped import Capped, run_capped, size_text
 from gradelib.environment.declaration import PythonDeclaration
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
@@ -79,15 +79,17 @@ def build(folder: Path, declaration: PythonDeclaration, settings: InstallSetting
     uv, venv = uv_binary(), folder / VENV
     env = _uv_env(settings)
     made = run_capped(
-        [uv, "venv", "--quiet", "--python", settings.python, "--no-python-downloads", str(venv)],
+        # --seed: pip is there, so a run.sh that starts with `pip install -r requirements.txt` finds
+        # everything satisfied (the sandbox sets PIP_NO_INDEX: pip never reaches for the network).
+        [uv, "venv", "--quiet", "--seed", "--python", settings.python, "--no-python-downloads", str(venv)],
         cwd=work,
         env=env,
         watch=folder,
         max_seconds=60,
         max_bytes=settings.max_bytes,
     )
-    if made.code != 0:
-        raise InstallError("python", f"could not make a virtualenv from {settings.python}: {_reason(made.output)}")
+    _raise_for(made, settings, f"could not make a virtualenv from {settings.python}")
+    seeded = set(installed(venv))
     argv = [
         uv, "pip", "install", "--python", str(venv / "bin" / "python"),
         "-r", REQUIREMENTS, "-c", CONSTRAINTS,
@@ -100,13 +102,21 @@ def build(folder: Path, declaration: PythonDeclaration, settings: InstallSetting
     done = run_capped(argv, cwd=work, env=env, watch=folder, max_seconds=settings.max_seconds,
                       max_bytes=settings.max_bytes)  # fmt: skip
     shutil.rmtree(work, ignore_errors=True)
+    _raise_for(done, settings)
+    declared = {r.name.lower().replace("_", "-") for r in declaration.requirements}
+    packages = tuple(p for p in installed(venv) if p not in seeded or p[0] in declared)
+    return Manifest(key, "python", packages, round(done.seconds + made.seconds, 2))
+
+
+def _raise_for(done: Capped, settings: InstallSettings, what: str = "") -> None:
+    """InstallError for an installer run that went over a cap or failed."""
+    prefix = f"{what}: " if what else ""
     if done.over_time:
-        raise InstallError("python", f"install took longer than {settings.max_seconds:.0f} s: stopped")
+        raise InstallError("python", f"{prefix}install took longer than {settings.max_seconds:.0f} s: stopped")
     if done.over_size:
-        raise InstallError("python", f"install grew past {settings.max_bytes // 2**20} MiB: stopped")
+        raise InstallError("python", f"{prefix}the environment grew past {size_text(settings.max_bytes)}: stopped")
     if done.code != 0:
-        raise InstallError("python", _reason(done.output, offline=settings.offline))
-    return Manifest(key, "python", installed(venv), round(done.seconds + made.seconds, 2))
+        raise InstallError("python", prefix + _reason(done.output, offline=settings.offline))
 
 
 def _reason(output: str, *, offline: bool = False) -> str:
