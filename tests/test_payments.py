@@ -256,7 +256,7 @@ def test_find_tests(tmp_path: Path, files: dict[str, str], expected: str | None)
 
 
 # -- lines without node, tier table, chart -------------------------------------------------
-def test_without_node_the_lines_that_need_it_say_how_to_install_it(tmp_path: Path) -> None:
+def test_without_node_the_lines_that_need_it_are_unverified_and_say_how_to_install_it(tmp_path: Path) -> None:
     files = {
         "checkout.mjs": "export async function chargeWithRetry() {}\n",
         "package.json": '{"scripts": {"test": "node --test"}}',
@@ -274,22 +274,25 @@ def test_without_node_the_lines_that_need_it_say_how_to_install_it(tmp_path: Pat
         "blast_radius",
     ]
     for line_id in ("found_defect", "key_scope"):
-        assert report.line(line_id).outcome == "error"
+        assert report.line(line_id).outcome == "unverified"  # the kit could not observe it: not the candidate's fault
         assert "apt-get install nodejs" in report.line(line_id).message
     assert report.facts["key_scope"] == "unknown"
+    assert {report.facts[key] for key in ("outage_attempts", "backoff", "slow_distinct_keys")} == {None}
     assert report.line("evidence").outcome == "needs_review"
 
 
 def test_missing_checkout_is_an_error_not_an_exception(tmp_path: Path) -> None:
     sub = write_tree(tmp_path / "sub", {"README.md": "nothing here"})
     report = payments.check(sub)
-    assert report.line("key_scope").outcome == "error"
-    assert "no checkout.mjs" in report.line("key_scope").message
+    key_scope = report.line("key_scope")
+    assert (key_scope.outcome, key_scope.points) == ("fail", 0.0)  # the candidate's failure, and still a number
+    assert "no checkout.mjs" in key_scope.message
     assert report.line("evidence").message.startswith("no note to read")
     assert list(report.facts)[:7] == [
         "key_scope", "tests_green_on_own", "tests_red_on_draft", "dropped_payment_on_outage",
         "outage_attempts", "backoff", "slow_distinct_keys",
     ]  # fmt: skip
+    assert [report.facts[key] for key in ("dropped_payment_on_outage", "outage_attempts", "backoff")] == [None] * 3
 
 
 def test_tier_rows_show_suggestions_and_what_awaits_a_reviewer() -> None:
