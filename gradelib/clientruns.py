@@ -133,7 +133,7 @@ class ClientRun:
             "stopped_by_kit": self.stop_reason,
             "unhandled": list(self.unhandled),
             "calls": [dict(call) for call in self.calls],
-            "run": self.run.evidence(),
+            "run": {**self.run.evidence(), "stdout_tail": _without_result(self.run.tail("stdout"))},
         }
 
 
@@ -321,6 +321,11 @@ class ClientRunner:
     def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
         service = Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)
         return self.box.run(argv, copy, env={**NPM_ENV, **env}, limits=TEST_LIMITS, services=[service])
+
+
+def _without_result(tail: str) -> str:
+    """The client's own output: the driver's result line (with this run's secret key) is shown parsed."""
+    return "\n".join(line for line in tail.splitlines() if not line.startswith(RESULT_MARKER)).strip("\n")
 
 
 def seed_for(scenario: str, number: int) -> int:

@@ -24,6 +24,7 @@ from gradelib.testreports import (
     names,
     read_results,
     reporter_args,
+    tap_failure,
 )
 
 CHECKOUT = "checkout.mjs"
@@ -44,6 +45,8 @@ VARIANTS: Mapping[str, tuple[str, ...] | None] = {
 }
 FIXES = ("per_call_fix", "persisted_fix")
 MAX_LISTED = 50
+# A test's own server listens on port 0: the port it gets differs on every run, so it is masked.
+EPHEMERAL_LOOPBACK = re.compile(r"(127\.\d+\.\d+\.\d+|::1|\[::1\]):(3[2-9]\d{3}|[4-6]\d{4})\b")
 
 # (argv, copy, extra env) -> the sandboxed run; the caller brings the gateway and limits.
 RunTests = Callable[[Sequence[str], Path, Mapping[str, str]], RunResult]
@@ -93,7 +96,14 @@ class VariantRun:
         """Why no test ran (command not found, a test file that cannot load), or None."""
         if self.ran:
             return None
-        said = first_error_line(self.run.stderr) or first_error_line(self.run.stdout)
+        out, err = self.run.stdout, self.run.stderr
+        said = (
+            first_error_line(err, strict=True)
+            or first_error_line(out, strict=True)
+            or tap_failure(out)
+            or first_error_line(err)
+            or first_error_line(out)
+        )
         return f"{self.run.status()}, no test ran" + (f": {said}" if said else "")
 
     @property
@@ -119,8 +129,12 @@ class VariantRun:
 
     def evidence(self) -> dict[str, Any]:
         """A JSON-ready summary: the run, how the results were read, the tests by status."""
+        run = self.run.evidence()
+        run["connections"] = list(
+            dict.fromkeys(EPHEMERAL_LOOPBACK.sub(r"\1:<ephemeral port>", c) for c in run["connections"])
+        )
         return {
-            "run": self.run.evidence(),
+            "run": run,
             "read_as": self.read_as,
             "summary": self.summary(),
             "never_ran": self.never_ran,

@@ -21,6 +21,10 @@ NODE_TEST_ENV = {"NODE_OPTIONS": "--test-reporter=tap"}
 TAP_RESULT = re.compile(r"^(?P<indent> *)(?P<ok>ok|not ok) \d+(?: - (?P<name>.*?))?(?: # (?P<directive>\w+).*)?$")
 TAP_SUBTEST = re.compile(r"^(?P<indent> *)# Subtest: (?P<name>.*)$")
 TAP_INDENT = 4
+# A failing `before` hook: the test's body never ran (typically the module under test did not load).
+TAP_ERROR = re.compile(r"^\s+error: (?P<text>.*)$")
+TAP_ERROR_NAME = re.compile(r"^\s+name: '?(?P<name>\w+)'?\s*$")
+TAP_HOOK_FAILED = re.compile(r"^\s+failureType: '?hookFailed'?\s*$")
 HUMAN_PASS = re.compile(r"^\s*[✓✔√]\s+(?P<name>.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")
 HUMAN_FAIL = re.compile(r"^\s*[✕✖×]\s+(?P<name>.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")
 TEST_SOURCE = re.compile(r"\.[cm]?[jt]sx?$")
@@ -35,7 +39,7 @@ class TestResult:
 
     name: str  # file (when the runner names it) and titles, joined by NAME_SEPARATOR
     status: TestStatus
-    file_level: bool = False  # a whole test file that failed before any test in it ran
+    file_level: bool = False  # failed before its body ran: a test file that cannot load, a failing hook
 
 
 def _unique(results: Iterable[TestResult]) -> tuple[TestResult, ...]:
@@ -59,11 +63,16 @@ def _relative(path: str, root: str) -> str:
 def parse_tap(output: str, root: str = "") -> tuple[TestResult, ...]:
     """The leaf tests of node:test TAP output (a suite's own line is left out, its tests kept).
 
-    A top-level failure named by a test file's path is that file failing to load.
+    A top-level failure named by a test file's path is that file failing to load; a test whose
+    `before` hook failed never ran either. Both are `file_level`.
     """
     stack: list[str] = []
     entries: list[tuple[int, TestResult]] = []
     for line in output.splitlines():
+        if entries and TAP_HOOK_FAILED.match(line):
+            depth, last = entries[-1]
+            entries[-1] = (depth, TestResult(last.name, last.status, file_level=True))
+            continue
         if match := TAP_SUBTEST.match(line):
             depth = len(match["indent"]) // TAP_INDENT
             stack[depth:] = [match["name"].strip()]
@@ -82,6 +91,25 @@ def parse_tap(output: str, root: str = "") -> tuple[TestResult, ...]:
     # In TAP a parent's line follows its children's: a line right after a deeper one is a parent.
     leaves = [result for i, (depth, result) in enumerate(entries) if not (i and entries[i - 1][0] > depth)]
     return _unique(leaves)
+
+
+def tap_failure(output: str) -> str | None:
+    """`SyntaxError: Unexpected token` from the first failing test's YAML block in TAP output, or None."""
+    lines = output.splitlines()
+    for number, line in enumerate(lines):
+        if not (match := TAP_ERROR.match(line)):
+            continue
+        text = match["text"].strip()
+        if text in ("|-", "|", ">-", ">") and number + 1 < len(lines):
+            text = lines[number + 1].strip()
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
+            text = text[1:-1]
+        if not text or text == "test failed":
+            continue
+        block = lines[number + 1 : number + 12]
+        name = next((found["name"] for ln in block if (found := TAP_ERROR_NAME.match(ln))), None)
+        return f"{name}: {text}" if name else text
+    return None
 
 
 def parse_jest_json(text: str, root: str = "") -> tuple[TestResult, ...] | None:

@@ -40,7 +40,7 @@ TAP_COMMENT = """\
 # node:internal/modules/esm/resolve:283
 #     throw new ERR_MODULE_NOT_FOUND(
 #           ^
-# Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/x/missing.mjs' imported from /x/test/b.test.mjs
+# Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/x/missing.mjs' imported from /x/b.test.mjs
 #     at finalizeResolution (node:internal/modules/esm/resolve:283:11)
 #   code: 'ERR_MODULE_NOT_FOUND',
 # Node.js v20.20.2
@@ -59,7 +59,7 @@ ValueError: no tickets
         (UNCAUGHT, "Error: boom while importing"),
         (SYNTAX, "SyntaxError: Unexpected token '('"),
         (THROWN_STRING, "boom"),
-        (TAP_COMMENT, "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/x/missing.mjs' imported from /x/test/b.test.mjs"),
+        (TAP_COMMENT, "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/x/missing.mjs' imported from /x/b.test.mjs"),
         (PYTHON, "ValueError: no tickets"),
         ("sh: 1: vitest: not found\n", "sh: 1: vitest: not found"),
         ("\nNode.js v20.20.2\n", None),

@@ -140,7 +140,7 @@ class PaymentsGrading:
     def _scenario(self, name: str, limits: Limits, runs: int = 1) -> ScenarioRun:
         skipped = None
         if why := self.unrunnable or (self.transient.problem if name != "transient" else None):
-            skipped = why if self.unrunnable else f"not run, the transient run already showed: {why}"
+            skipped = why if self.unrunnable else f"the transient run already showed: {why}"
         return self.runner.scenario(name, limits, runs, skipped=skipped)
 
     @cached
@@ -224,14 +224,19 @@ class PaymentsGrading:
         return any(len(seen) > 1 for seen in amounts.values())
 
     @property
-    def same_key_for_different_orders(self) -> bool:
-        """True when separate orders carried one key: across fresh copies, or both orders of one run."""
+    def same_key_across_copies(self) -> bool:
+        """True when separate orders (scenarios in fresh copies) all sent one and the same key."""
         firsts = []
         for scenario in (self.transient, self.outage, self.slow):
             keys = [request.key for request in scenario.requests if request.key is not None]
             if keys:
                 firsts.append(keys[0])
-        return (len(firsts) >= 2 and len(set(firsts)) == 1) or bool(self.key_reused_for_other_amount)
+        return len(firsts) >= 2 and len(set(firsts)) == 1
+
+    @property
+    def same_key_for_different_orders(self) -> bool:
+        """True when separate orders carried one key: across fresh copies, or both orders of one run."""
+        return self.same_key_across_copies or bool(self.key_reused_for_other_amount)
 
     @cached
     def draft(self) -> dict[str, Any]:
@@ -419,18 +424,17 @@ class PaymentsGrading:
             message = f"the client never reached the gateway ({seen}); chargeWithRetry {run.outcome}{said}"
             return self._line("key_scope", "fail", message, evidence)
         tier = KEY_SCOPE_TIERS[scope]
-        if self.key_reused_for_other_amount:
-            mismatches = orders.conflicts()["amount_mismatch"]
-            message = (
-                "one key for two orders of different amounts: the gateway refused the second"
-                f" ({mismatches} answer(s) 400, key known with another amount), so later orders are never charged"
-            )
-            return self._line("key_scope", "fail", message, evidence, "weak")
         if self.same_key_for_different_orders:
-            message = (
-                f"the same key for different orders ({', '.join(ORDER_SCENARIOS)} are separate orders): to the"
-                " gateway they are one payment, so later orders would never be charged"
-            )
+            mismatches = orders.conflicts()["amount_mismatch"]
+            refused = f"the gateway refused the second order ({mismatches} answer(s) 400: key known, other amount)"
+            if self.same_key_across_copies:
+                message = (
+                    f"the same key for different orders ({', '.join(ORDER_SCENARIOS)} are separate orders): to the"
+                    " gateway they are one payment, so later orders would never be charged"
+                )
+                message += f"; in one process, {refused}" if self.key_reused_for_other_amount else ""
+            else:
+                message = f"one key for two orders of different amounts: {refused}, so later orders are never charged"
             return self._line("key_scope", "fail", message, evidence, "weak")
         if scope == "per_attempt":
             keyless = any(request.key is None for request in transient.requests)
@@ -502,7 +506,7 @@ class PaymentsGrading:
         if self.note[0] is None:
             note = f"no note to read: {self.note[1]}"
         if slow.skipped:
-            measured = f"slow scenario {slow.skipped}" if not self.unrunnable else "slow scenario not run"
+            measured = f"slow scenario not run: {slow.skipped}" if not self.unrunnable else "slow scenario not run"
         elif why := slow.unmeasured:
             measured = why
         else:
