@@ -18,8 +18,8 @@ from gradelib.testreports import (
     JSON_REPORT,
     NODE_TEST_ENV,
     Runner,
-    TestResult,
-    TestStatus,
+    CaseResult,
+    CaseStatus,
     detect_runner,
     names,
     read_results,
@@ -83,7 +83,7 @@ class VariantRun:
 
     variant: str
     run: RunResult
-    tests: tuple[TestResult, ...]
+    tests: tuple[CaseResult, ...]
     read_as: str  # json / tap / human / none
 
     @property
@@ -111,7 +111,7 @@ class VariantRun:
         """Tests ran, none failed, and the runner exited 0."""
         return self.ran and self.run.ok and not names(self.tests, "fail")
 
-    def status(self, name: str) -> TestStatus | None:
+    def status(self, name: str) -> CaseStatus | None:
         """The named test's status in this run, or None when it is not there."""
         return next((test.status for test in self.tests if test.name == name), None)
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-TestStatus = Literal["pass", "fail", "skip"]
+CaseStatus = Literal["pass", "fail", "skip"]
 Runner = Literal["node:test", "vitest", "jest"]
 JSON_REPORT = ".gradelib-test-report.json"  # in the copy's root; removed before each run
 NAME_SEPARATOR = " > "
@@ -28,21 +28,21 @@ TAP_HOOK_FAILED = re.compile(r"^\s+failureType: '?hookFailed'?\s*$")
 HUMAN_PASS = re.compile(r"^\s*[✓✔√]\s+(?P<name>.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")
 HUMAN_FAIL = re.compile(r"^\s*[✕✖×]\s+(?P<name>.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")
 TEST_SOURCE = re.compile(r"\.[cm]?[jt]sx?$")
-JEST_STATUS: dict[str, TestStatus] = {"passed": "pass", "failed": "fail"}
+JEST_STATUS: dict[str, CaseStatus] = {"passed": "pass", "failed": "fail"}
 SCRIPT_GLUE = ("&&", "||", ";", "|", "&")
 ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 @dataclass(frozen=True)
-class TestResult:
+class CaseResult:
     """One test as its runner reported it."""
 
     name: str  # file (when the runner names it) and titles, joined by NAME_SEPARATOR
-    status: TestStatus
+    status: CaseStatus
     file_level: bool = False  # failed before its body ran: a test file that cannot load, a failing hook
 
 
-def _unique(results: Iterable[TestResult]) -> tuple[TestResult, ...]:
+def _unique(results: Iterable[CaseResult]) -> tuple[CaseResult, ...]:
     """The results with repeated names told apart (`name (2)`), at most MAX_TESTS."""
     seen: dict[str, int] = {}
     unique = []
@@ -51,7 +51,7 @@ def _unique(results: Iterable[TestResult]) -> tuple[TestResult, ...]:
         seen[name] = seen.get(name, 0) + 1
         if seen[name] > 1:
             name = f"{name} ({seen[name]})"
-        unique.append(TestResult(name, result.status, result.file_level))
+        unique.append(CaseResult(name, result.status, result.file_level))
     return tuple(unique[:MAX_TESTS])
 
 
@@ -60,18 +60,18 @@ def _relative(path: str, root: str) -> str:
     return path[len(prefix) :] if path.startswith(prefix) else path
 
 
-def parse_tap(output: str, root: str = "") -> tuple[TestResult, ...]:
+def parse_tap(output: str, root: str = "") -> tuple[CaseResult, ...]:
     """The leaf tests of node:test TAP output (a suite's own line is left out, its tests kept).
 
     A top-level failure named by a test file's path is that file failing to load; a test whose
     `before` hook failed never ran either. Both are `file_level`.
     """
     stack: list[str] = []
-    entries: list[tuple[int, TestResult]] = []
+    entries: list[tuple[int, CaseResult]] = []
     for line in output.splitlines():
         if entries and TAP_HOOK_FAILED.match(line):
             depth, last = entries[-1]
-            entries[-1] = (depth, TestResult(last.name, last.status, file_level=True))
+            entries[-1] = (depth, CaseResult(last.name, last.status, file_level=True))
             continue
         if match := TAP_SUBTEST.match(line):
             depth = len(match["indent"]) // TAP_INDENT
@@ -84,10 +84,10 @@ def parse_tap(output: str, root: str = "") -> tuple[TestResult, ...]:
         leaf = (match["name"] or "").strip()
         path = [*stack[:depth], leaf]
         directive = (match["directive"] or "").upper()
-        status: TestStatus = "skip" if directive in ("SKIP", "TODO") else "pass" if match["ok"] == "ok" else "fail"
+        status: CaseStatus = "skip" if directive in ("SKIP", "TODO") else "pass" if match["ok"] == "ok" else "fail"
         file_level = depth == 0 and status == "fail" and TEST_SOURCE.search(leaf) is not None and "/" in leaf
         name = NAME_SEPARATOR.join(_relative(part, root) for part in path)
-        entries.append((depth, TestResult(name, status, file_level)))
+        entries.append((depth, CaseResult(name, status, file_level)))
     # In TAP a parent's line follows its children's: a line right after a deeper one is a parent.
     leaves = [result for i, (depth, result) in enumerate(entries) if not (i and entries[i - 1][0] > depth)]
     return _unique(leaves)
@@ -112,7 +112,7 @@ def tap_failure(output: str) -> str | None:
     return None
 
 
-def parse_jest_json(text: str, root: str = "") -> tuple[TestResult, ...] | None:
+def parse_jest_json(text: str, root: str = "") -> tuple[CaseResult, ...] | None:
     """The tests of a jest `--json` or vitest `--reporter=json` report; None when it is not one."""
     try:
         report: Any = json.loads(text)
@@ -129,22 +129,22 @@ def parse_jest_json(text: str, root: str = "") -> tuple[TestResult, ...] | None:
         assertions = entry.get("assertionResults")
         assertions = [a for a in assertions if isinstance(a, dict)] if isinstance(assertions, list) else []
         if not assertions and entry.get("status") == "failed":
-            results.append(TestResult(file, "fail", file_level=True))
+            results.append(CaseResult(file, "fail", file_level=True))
         for item in assertions:
             titles = [*(item.get("ancestorTitles") or []), item.get("title") or item.get("fullName") or "?"]
             status = JEST_STATUS.get(str(item.get("status")), "skip")
-            results.append(TestResult(NAME_SEPARATOR.join([file, *(str(t) for t in titles)]), status))
+            results.append(CaseResult(NAME_SEPARATOR.join([file, *(str(t) for t in titles)]), status))
     return _unique(results)
 
 
-def parse_human(output: str) -> tuple[TestResult, ...]:
+def parse_human(output: str) -> tuple[CaseResult, ...]:
     """Best effort on a runner's human output: `✓ name` / `✔ name` pass, `✕ name` / `✖ name` / `× name` fail."""
     results = []
     for line in output.splitlines():
         if match := HUMAN_PASS.match(line):
-            results.append(TestResult(match["name"], "pass"))
+            results.append(CaseResult(match["name"], "pass"))
         elif match := HUMAN_FAIL.match(line):
-            results.append(TestResult(match["name"], "fail"))
+            results.append(CaseResult(match["name"], "fail"))
     return _unique(results)
 
 
@@ -177,7 +177,7 @@ def reporter_args(runner: Runner | None, report_path: str) -> tuple[str, ...]:
     return ()
 
 
-def read_results(output: str, report: str | None, root: str = "") -> tuple[tuple[TestResult, ...], str]:
+def read_results(output: str, report: str | None, root: str = "") -> tuple[tuple[CaseResult, ...], str]:
     """(tests, how they were read): the JSON report when there is one, else TAP, else human output."""
     if report is not None and (parsed := parse_jest_json(report, root)) is not None:
         return parsed, "json"
@@ -188,6 +188,6 @@ def read_results(output: str, report: str | None, root: str = "") -> tuple[tuple
     return (), "none"
 
 
-def names(results: Sequence[TestResult], status: TestStatus) -> list[str]:
+def names(results: Sequence[CaseResult], status: CaseStatus) -> list[str]:
     """The names of the results with this status."""
     return [result.name for result in results if result.status == status]
