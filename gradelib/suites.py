@@ -17,9 +17,9 @@ from gradelib.sandbox import RunResult
 from gradelib.testreports import (
     JSON_REPORT,
     NODE_TEST_ENV,
-    Runner,
     CaseResult,
     CaseStatus,
+    Runner,
     detect_runner,
     names,
     read_results,
