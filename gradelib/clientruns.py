@@ -5,18 +5,22 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from collections.abc import Sequence
+import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib import safefs, safetext
-from gradelib.errors import UnsafeFile
+from gradelib import safetext
+from gradelib.errorline import first_error_line
 from gradelib.gateway import Gateway, GatewayCounts, GatewayRequest
 from gradelib.keyscope import gaps
 from gradelib.lazy import cached
 from gradelib.rubric import takehome_data
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service, tool
+from gradelib.suites import SuiteRuns, find_tests, run_suites
+
+__all__ = ["ClientRun", "ClientRunner", "ScenarioRun", "SuiteRuns", "find_tests", "parse_result", "tap_summary"]
 
 CHECKOUT = "checkout.mjs"
 PACKAGE_JSON = "package.json"
@@ -25,6 +29,7 @@ DRIVER_FOLDER = "payments"  # the take-home's package-data folder, where the dri
 RESULT_MARKER = "GRADELIB_RESULT "
 KEY_FILE = ".gradelib-result-key"
 AMOUNT = 4200
+ORDERS_AMOUNTS = (4200, 1700)  # the orders scenario: two separate orders, one process
 GATEWAY_PORT = 8099
 GATEWAY_ENV = {"GATEWAY_URL": "http://{host}:{port}"}
 SCENARIO_LIMITS = Limits(wall_seconds=30, cpu_seconds=30)
@@ -41,12 +46,8 @@ MAX_REQUESTS = 50  # per run: more than this is a flood, and the kit stops the c
 # fresh gateway) and each gap taken as the least seen; not for runs that already took long.
 OUTAGE_RUNS = 3
 OUTAGE_REPEAT_UNDER_SECONDS = 5.0
-NPM_PLACEHOLDER = "no test specified"  # `npm init`'s default test script, which only fails
-# What `node --test` finds on its own (Node 20): *.test.js, *-test.js, *_test.js, test-*.js,
-# test.js and anything under a test/ folder, each also as .mjs and .cjs.
-TEST_FILE = re.compile(r"(^|/)(test/.*|[^/]*[.\-_]test|test-[^/]*|test)\.[cm]?js$")
 EXIT_UNSETTLED = 13  # node's exit status when top-level await never settles
-MAX_PACKAGE_BYTES = 256 * 1024
+LOADED_OUTCOMES = ("resolved", "rejected")
 MAX_ROWS = 100
 NODE_MISSING = (
     "node is not installed on the grading machine: install Node.js 20"
@@ -80,25 +81,6 @@ def tap_summary(output: str) -> dict[str, int]:
     return {name: int(count) for name, count in found}
 
 
-def find_tests(root: Path) -> tuple[str, tuple[str, ...]] | None:
-    """("npm", npm test) for a package.json test script, ("node", node --test) for test files."""
-    try:
-        package = json.loads(safefs.read_file(root, PACKAGE_JSON, MAX_PACKAGE_BYTES) or b"null")
-    except (UnsafeFile, ValueError):
-        package = None
-    scripts = package.get("scripts") if isinstance(package, dict) else None
-    script = scripts.get("test") if isinstance(scripts, dict) else None
-    if isinstance(script, str) and script.strip() and NPM_PLACEHOLDER not in script:
-        return "npm", ("npm", "test")
-    for path in safefs.list_files(root):
-        parts = Path(path).parts
-        if "node_modules" in parts:
-            continue
-        if TEST_FILE.search(path):
-            return "node", ("node", "--test")
-    return None
-
-
 @dataclass(frozen=True)
 class ClientRun:
     """One run of the driver: the sandbox result and what chargeWithRetry did."""
@@ -110,6 +92,8 @@ class ClientRun:
     unhandled: tuple[str, ...]
     requests: int  # charge requests this run made
     stop_reason: str | None  # "flood" or "restart" when the kit stopped it
+    calls: tuple[Mapping[str, Any], ...] = ()  # each chargeWithRetry call: amount, outcome, value, error
+    wall_seconds: float = 0.0  # the run's time limit, for a message that reads the same on every grading
 
     @property
     def problem(self) -> str | None:
@@ -117,7 +101,7 @@ class ClientRun:
         if self.stop_reason == "flood":
             return f"flooded the gateway: stopped after {self.requests} requests (limit {MAX_REQUESTS})"
         if self.run.timed_out:
-            return f"hung: no result after {self.run.duration:.0f} s ({self.requests} requests); killed"
+            return f"hung: no result within {self.wall_seconds:g} s ({self.requests} requests); killed"
         if self.run.output_limit_hit:
             return "printed more than the output limit; killed"
         if self.outcome == "no_export":
@@ -127,10 +111,16 @@ class ClientRun:
         if self.outcome is None and self.stop_reason is None:
             if self.run.exit_code == EXIT_UNSETTLED:
                 return "chargeWithRetry never settled: node exited with nothing left to wait for"
-            last = self.run.tail("stderr", 1) or self.run.tail("stdout", 1)
-            said = f": {safetext.plain(last, 160)}" if last.strip() else ""
-            return f"crashed: {self.run.status()} without a result{said}"
+            said = first_error_line(self.run.stderr) or first_error_line(self.run.stdout)
+            return f"crashed: {self.run.status()} without a result" + (f": {said}" if said else "")
         return None
+
+    @property
+    def loaded(self) -> bool:
+        """True when the client was imported and ran: its behaviour was measured (a hang or flood too)."""
+        if self.outcome in LOADED_OUTCOMES:
+            return True
+        return self.outcome is None and (self.requests > 0 or self.run.timed_out or self.stop_reason is not None)
 
     def evidence(self) -> dict[str, Any]:
         """A JSON-ready summary."""
@@ -142,7 +132,8 @@ class ClientRun:
             "requests": self.requests,
             "stopped_by_kit": self.stop_reason,
             "unhandled": list(self.unhandled),
-            "run": self.run.evidence(),
+            "calls": [dict(call) for call in self.calls],
+            "run": {**self.run.evidence(), "stdout_tail": _without_result(self.run.tail("stdout"))},
         }
 
 
@@ -166,6 +157,26 @@ class ScenarioRun:
         """The last client run."""
         return self.runs[-1] if self.runs else None
 
+    @property
+    def measured(self) -> bool:
+        """True when the scenario ran and every client run in it was imported and ran."""
+        return self.skipped is None and bool(self.runs) and all(run.loaded for run in self.runs)
+
+    @property
+    def unmeasured(self) -> str | None:
+        """Why the scenario measured nothing (skipped, the client not imported), or None."""
+        if self.skipped is not None:
+            return f"the {self.scenario} scenario did not run: {self.skipped}"
+        if not self.measured:
+            why = self.problem or "the client never ran"
+            return f"the {self.scenario} scenario measured nothing: {why}"
+        return None
+
+    def conflicts(self) -> dict[str, int]:
+        """How often the gateway answered 409 (key in flight) and 400 (key known with another amount)."""
+        kinds = ("key_in_use", "amount_mismatch")
+        return {kind: sum(1 for request in self.requests if request.conflict == kind) for kind in kinds}
+
     def gaps(self) -> list[float]:
         """Seconds between consecutive requests."""
         return gaps([request.time for request in self.requests])
@@ -186,6 +197,7 @@ class ScenarioRun:
                 "attempt": request.attempt,
                 "status": "hung" if request.status is None else request.status,
                 "charged": request.charged,
+                "idempotency": "replayed" if request.deduped else request.conflict,
             }
             rows.append(row)
         return rows
@@ -195,45 +207,9 @@ class ScenarioRun:
         return {
             "skipped": self.skipped,
             "counts": self.counts.to_dict(),
+            "conflicts": self.conflicts(),
             "runs": [run.evidence() for run in self.runs],
             "requests": self.rows(),
-        }
-
-
-@dataclass(frozen=True)
-class SuiteRuns:
-    """The candidate's tests on their own code and with the model draft in its place."""
-
-    kind: str | None  # "npm", "node" or None (no tests)
-    command: tuple[str, ...]
-    own: RunResult | None = None
-    draft: RunResult | None = None
-    problem: str | None = None
-
-    @property
-    def green_on_own(self) -> bool | None:
-        """Exit 0 on the candidate's code; None without tests."""
-        return None if self.own is None else self.own.ok
-
-    @property
-    def red_on_draft(self) -> bool | None:
-        """Anything but a clean exit 0 with the draft in place; None without tests."""
-        return None if self.draft is None else not self.draft.ok
-
-    def evidence(self) -> dict[str, Any]:
-        """A JSON-ready summary of both runs."""
-        runs = {"own": self.own, "draft": self.draft}
-        return {
-            "kind": self.kind,
-            "command": " ".join(self.command),
-            "problem": self.problem,
-            "green_on_own": self.green_on_own,
-            "red_on_draft": self.red_on_draft,
-            **{
-                name: {**run.evidence(), "summary": tap_summary(run.stdout + run.stderr)}
-                for name, run in runs.items()
-                if run is not None
-            },
         }
 
 
@@ -270,14 +246,24 @@ class ClientRunner:
         """The driver script, where the sandbox user can read it."""
         return self.box.kit_file(DRIVER, takehome_data(DRIVER_FOLDER).joinpath(DRIVER).read_bytes())
 
-    def client(self, copy: Path, gateway: Gateway, limits: Limits, *, at_first_request: bool = False) -> ClientRun:
-        """One driver run of the copy's checkout.mjs against the gateway."""
+    def client(
+        self,
+        copy: Path,
+        gateway: Gateway,
+        limits: Limits,
+        *,
+        at_first_request: bool = False,
+        amounts: Sequence[int] = (AMOUNT,),
+        seed: int = 0,
+    ) -> ClientRun:
+        """One driver run of the copy's checkout.mjs against the gateway: one order per amount."""
         stopper = _Stopper(gateway, at_first_request=at_first_request)
         service = Service("gateway", GATEWAY_PORT, gateway.serve, GATEWAY_ENV)
         key = secrets.token_hex(16)
         key_file = copy / KEY_FILE  # read and deleted by the driver before the candidate's code loads
         key_file.write_text(key)
-        argv = [self.node or "node", str(self.driver), str(copy / CHECKOUT), str(AMOUNT), str(key_file)]
+        amounts_arg = ",".join(str(amount) for amount in amounts)
+        argv = [self.node or "node", str(self.driver), str(copy / CHECKOUT), amounts_arg, str(key_file), str(seed)]
         run = self.box.run(argv, copy, limits=limits, services=[service], stop_when=stopper)
         key_file.unlink(missing_ok=True)
         result = parse_result(run.stdout, key) or {}
@@ -291,6 +277,8 @@ class ClientRunner:
             unhandled=tuple(safetext.plain(u, 300) for u in result.get("unhandled") or [])[:5],
             requests=stopper.made(),
             stop_reason=stopper.reason if run.stopped else None,
+            calls=tuple(_call(call) for call in (result.get("calls") or [])[:10] if isinstance(call, dict)),
+            wall_seconds=limits.wall_seconds,
         )
 
     def scenario(self, name: str, limits: Limits, runs: int = 1, *, skipped: str | None = None) -> ScenarioRun:
@@ -303,10 +291,12 @@ class ClientRunner:
         if skipped is not None:
             return ScenarioRun(name, (), (), gateway.counts(), skipped=skipped)
         copy = self.box.copy(name)
+        amounts = ORDERS_AMOUNTS if name == "orders" else (AMOUNT,)
         done = []
         for number in range(runs):
             restart = runs > 1 and number == 0
-            done.append(self.client(copy, gateway, limits, at_first_request=restart))
+            seed = seed_for(name, number)
+            done.append(self.client(copy, gateway, limits, at_first_request=restart, amounts=amounts, seed=seed))
         return ScenarioRun(name, tuple(done), gateway.requests, gateway.counts())
 
     def outage_repeats(self, first: ScenarioRun) -> tuple[ScenarioRun, ...]:
@@ -315,8 +305,8 @@ class ClientRunner:
             return ()
         return tuple(self.scenario("outage", SCENARIO_LIMITS) for _ in range(OUTAGE_RUNS - 1))
 
-    def tests(self, submission: Path, draft_source: str) -> SuiteRuns:
-        """The candidate's tests on their code, then on the model draft, in fresh copies."""
+    def tests(self, submission: Path) -> SuiteRuns:
+        """The candidate's tests on their code, on the model draft and on the kit's fixes, in fresh copies."""
         found = find_tests(submission)
         if found is None:
             return SuiteRuns(None, ())
@@ -326,19 +316,29 @@ class ClientRunner:
         binary = tool(command[0])
         if binary is None:
             return SuiteRuns(kind, command, problem=NPM_MISSING)
-        own = self._test_run([binary, *command[1:]], self.box.copy("tests-own"))
-        draft_copy = self.box.copy("tests-draft")
-        target = draft_copy / CHECKOUT
-        try:
-            if target.is_symlink() or target.is_file():
-                target.unlink()
-            target.write_text(draft_source, encoding="utf-8")
-            target.chmod(0o644)
-        except OSError as exc:
-            return SuiteRuns(kind, command, own, problem=f"cannot put the draft in place of {CHECKOUT}: {exc}")
-        draft = self._test_run([binary, *command[1:]], draft_copy)
-        return SuiteRuns(kind, command, own, draft)
+        return run_suites(submission, binary, self.box.copy, self._test_run)
 
-    def _test_run(self, argv: Sequence[str], copy: Path) -> RunResult:
+    def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
         service = Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)
-        return self.box.run(argv, copy, env=NPM_ENV, limits=TEST_LIMITS, services=[service])
+        return self.box.run(argv, copy, env={**NPM_ENV, **env}, limits=TEST_LIMITS, services=[service])
+
+
+def _without_result(tail: str) -> str:
+    """The client's own output: the driver's result line (with this run's secret key) is shown parsed."""
+    return "\n".join(line for line in tail.splitlines() if not line.startswith(RESULT_MARKER)).strip("\n")
+
+
+def seed_for(scenario: str, number: int) -> int:
+    """The driver's Math.random seed for a run: the same on every grading, different for every run."""
+    return zlib.crc32(f"{scenario}:{number}".encode())
+
+
+def _call(call: Mapping[str, Any]) -> dict[str, Any]:
+    """One chargeWithRetry call as the driver reported it, its text made safe."""
+    error = call.get("error")
+    return {
+        "amount": call.get("amount"),
+        "outcome": str(call.get("outcome")),
+        "value": call.get("value"),
+        "error": safetext.plain(error, 500) if error is not None else None,
+    }

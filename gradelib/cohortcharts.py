@@ -317,7 +317,7 @@ FAILURE_MODES: tuple[FailureMode, ...] = (
     FailureMode("payments", "key lost on restart (per call)", lambda e: _fact(e, "key_scope") == "per_call"),
     FailureMode("payments", "payment dropped in an outage", lambda e: _fact(e, "dropped_payment_on_outage") is True),
     FailureMode("payments", "no backoff between retries", lambda e: _fact(e, "backoff") is False),
-    FailureMode("payments", "tests green on the model's draft", lambda e: _fact(e, "tests_red_on_draft") is False),
+    FailureMode("payments", "no test catches the key", lambda e: _fact(e, "tests_red_on_draft") is False),
     FailureMode("payments", "no tests", lambda e: _fact(e, "tests_kind", "?") is None),
     FailureMode(None, "kit error on a line", lambda e: any(line.outcome == "error" for line in e.lines.values())),
     FailureMode(None, "grading run failed", lambda e: e.run is not None and e.run.status == "error"),

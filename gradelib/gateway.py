@@ -1,4 +1,20 @@
-"""The kit's fake payment gateway: scripted scenarios, dedupe by key, a request log and counts."""
+"""The kit's fake payment gateway: scripted scenarios, dedupe by key, a request log and counts.
+
+Idempotency follows Stripe's documented rules, with one decision about scripted failures:
+
+- The first *processed* answer for a key is stored and replayed, status and body, to every later
+  request with that key (errors included: a scripted 402 is replayed as a 402). No money moves.
+- A request the gateway did not process stores nothing: a malformed body (400), and a scripted
+  5xx or 429, which stand for "unavailable before the charge started" (Stripe stores no result
+  when no endpoint began executing). So the transient scenario's first 503 is not replayed and
+  a retry with the same key is a new attempt, as a client that behaves needs. A step can say
+  `processed = true` for a failure that happened while charging.
+- A request whose key is still in flight (its first answer not complete: a step's `delay` is
+  processing time) gets 409 `idempotency_key_in_use`; it stores nothing and uses no step.
+- A known key with a different amount gets 400 `idempotency_error`.
+- A hung step (`hang`) is processed at once: its answer is stored, only the reply is lost on the
+  way, so the client that comes back after a restart with the same key gets the replay.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +41,7 @@ from gradelib.httpserve import POLL_INTERVAL_SECONDS
 from gradelib.scenarios import PACKAGED_SCENARIOS, Scenario, load_scenarios
 
 KeySource = Literal["body", "header", "none"]
+Conflict = Literal["key_in_use", "amount_mismatch"]
 DEFAULT_SCENARIO = "transient"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8099
@@ -60,8 +77,9 @@ class GatewayRequest:
     headers: Mapping[str, str]  # lower-case names
     status: int | None  # None when hung
     charged: bool
-    deduped: bool
+    deduped: bool  # the stored first answer for its key was replayed
     attempt: int  # 1-based per key; a request without a key is its own call
+    conflict: Conflict | None = None  # 409 (key still in flight) or 400 (key known with another amount)
 
     def to_dict(self) -> dict[str, Any]:
         """The request as JSON-ready data."""
@@ -95,6 +113,20 @@ class _Answer:
     status: int | None  # None: hold the connection, never answer
     payload: Mapping[str, Any]
     delay: float
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """The first processed answer for a key, replayed to every later request with it."""
+
+    status: int
+    payload: Mapping[str, Any]
+    amount: object
+    ready_at: float  # monotonic time its first answer is complete; until then the key is in flight
+
+
+KEY_IN_USE = "a request with this idempotency key is still being processed; retry later"
+AMOUNT_MISMATCH = "this idempotency key was already used with a different amount"
 
 
 def _bounded(value: object) -> object:
@@ -138,11 +170,12 @@ def _parse_charge(raw: bytes, header_key: str | None) -> _Parsed:
     return _Parsed(key, source, _bounded(amount), problem)
 
 
-def _error(status: int, reason: str | None = None) -> dict[str, Any]:
+def _error(status: int, reason: str | None = None, code: str | None = None) -> dict[str, Any]:
     if reason is None:
         with contextlib.suppress(ValueError):
             reason = http.HTTPStatus(status).phrase.lower()
-    return {"ok": False, "error": reason or f"status {status}"}
+    payload: dict[str, Any] = {"ok": False, "error": reason or f"status {status}"}
+    return payload | ({"code": code} if code else {})
 
 
 class Gateway:
@@ -172,7 +205,7 @@ class Gateway:
         self._total = 0
         self._steps_used = 0
         self._attempts: dict[str, int] = {}
-        self._charged: dict[str, Mapping[str, Any]] = {}
+        self._stored: dict[str, _Stored] = {}
         self._charges = 0
         self._started: float | None = None
         self._serving = False
@@ -228,30 +261,22 @@ class Gateway:
                 else:
                     key, problem = None, (429, "too many distinct keys")
             charged = deduped = False
+            conflict: Conflict | None = None
+            now = time.monotonic()
+            stored = self._stored.get(key) if key is not None else None
             if problem is not None:
                 answer = _Answer(problem[0], _error(*problem), 0.0)
+            elif stored is not None and stored.amount != parsed.amount:
+                conflict = "amount_mismatch"
+                answer = _Answer(400, _error(400, AMOUNT_MISMATCH, "idempotency_error"), 0.0)
+            elif stored is not None and now < stored.ready_at:
+                conflict = "key_in_use"
+                answer = _Answer(409, _error(409, KEY_IN_USE, "idempotency_key_in_use"), 0.0)
+            elif stored is not None:
+                deduped = True
+                answer = _Answer(stored.status, stored.payload, 0.0)
             else:
-                step = self.scenario.step(self._steps_used)
-                self._steps_used += 1
-                status = None if step.hang else step.status
-                original = self._charged.get(key) if key is not None else None
-                if original is not None:
-                    deduped = True
-                    answer = _Answer(200, original, 0.0)
-                elif step.moves_money:
-                    self._charges += 1
-                    charged = True
-                    payload = {
-                        "ok": True,
-                        "chargeId": f"ch_{self._charges}",
-                        "amount": parsed.amount,
-                        KEY_FIELD: key,
-                    }
-                    if key is not None:
-                        self._charged[key] = payload
-                    answer = _Answer(status, payload, step.delay)
-                else:
-                    answer = _Answer(status, _error(step.status), step.delay)
+                answer, charged = self._process(key, parsed.amount, now)
             started = self._started if self._started is not None else time.monotonic()
             request = GatewayRequest(
                 index=self._total,
@@ -266,6 +291,7 @@ class Gateway:
                 charged=charged,
                 deduped=deduped,
                 attempt=attempt,
+                conflict=conflict,
             )
             self._total += 1
             if len(self._log) < MAX_LOGGED_REQUESTS:
@@ -275,6 +301,26 @@ class Gateway:
             with contextlib.suppress(Exception):
                 self.on_request(request)
         return answer
+
+    def _process(self, key: str | None, amount: object, now: float) -> tuple[_Answer, bool]:
+        """The scenario's next step for a request that reaches processing (lock held): answer, charged."""
+        step = self.scenario.step(self._steps_used)
+        self._steps_used += 1
+        charged = step.moves_money
+        if charged:
+            self._charges += 1
+            payload: Mapping[str, Any] = {
+                "ok": True,
+                "chargeId": f"ch_{self._charges}",
+                "amount": amount,
+                KEY_FIELD: key,
+            }
+        else:
+            payload = _error(step.status)
+        if key is not None and step.stored:
+            ready_at = now if step.hang else now + step.delay  # a hung answer is lost, not still processing
+            self._stored[key] = _Stored(step.status, payload, amount, ready_at)
+        return _Answer(None if step.hang else step.status, payload, step.delay), charged
 
 
 def _logged_headers(headers: Message) -> dict[str, str]:
@@ -350,7 +396,13 @@ class _GatewayHandler(httpserve.JsonHandler):
 def _print_request(request: GatewayRequest) -> None:
     key = json.dumps(request.key)[:60] if request.key is not None else "-"
     outcome = "hung" if request.status is None else str(request.status)
-    flags = "".join((" charged" if request.charged else "", " deduped" if request.deduped else ""))
+    flags = "".join(
+        (
+            " charged" if request.charged else "",
+            " replayed" if request.deduped else "",
+            f" {request.conflict}" if request.conflict else "",
+        )
+    )
     print(
         f"gateway: #{request.index} +{request.time:.3f}s {request.method} {request.path}"
         f" key={key} ({request.key_source}) attempt={request.attempt}"

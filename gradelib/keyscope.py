@@ -12,6 +12,9 @@ from gradelib.gateway import GatewayRequest
 KeyScope = Literal["per_attempt", "per_call", "persisted", "unknown"]
 BACKOFF_MIN_GAP = 0.02  # seconds: shorter gaps are immediate retries, not backoff
 BACKOFF_SHRINK = 0.8  # a gap may be this fraction of the previous one (jitter) and still count
+# A draft line worth looking for in a candidate's client: this long, with a letter in it
+# (`amount,` and `});` are in every client).
+SIGNIFICANT_LINE_CHARS = 10
 # The file names at the head of a draft diff: the handout's draft, then the candidate's client.
 DIFF_FROM = "draft/checkout.mjs"
 DIFF_TO = "checkout.mjs"
@@ -68,3 +71,25 @@ def draft_diff(candidate: str, draft: str) -> tuple[str, float]:
     old, new = draft.splitlines(keepends=True), candidate.splitlines(keepends=True)
     unified = "".join(difflib.unified_diff(old, new, DIFF_FROM, DIFF_TO))
     return unified, round(difflib.SequenceMatcher(None, draft, candidate).ratio(), 3)
+
+
+def _significant(source: str) -> list[str]:
+    lines = (line.strip() for line in source.splitlines())
+    return [
+        line
+        for line in lines
+        if len(line) >= SIGNIFICANT_LINE_CHARS and not line.startswith("//") and any(c.isalpha() for c in line)
+    ]
+
+
+def draft_lines_kept(candidate: str, draft: str) -> float:
+    """The share of the draft's significant lines (whitespace aside) still in the candidate's client.
+
+    Unlike a similarity ratio it does not fall when the candidate only adds code (persistence,
+    helpers) around the draft's loop: it measures what of the draft is left, not how much is new.
+    """
+    wanted = _significant(draft)
+    if not wanted:
+        return 1.0
+    present = set(_significant(candidate))
+    return round(sum(1 for line in wanted if line in present) / len(wanted), 3)

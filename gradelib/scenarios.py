@@ -12,7 +12,9 @@ from gradelib.errors import ScenarioError
 
 PACKAGED_SCENARIOS = ("payments", "scenarios.toml")
 SCENARIO_FIELDS = frozenset({"description", "steps"})
-STEP_FIELDS = frozenset({"status", "delay", "hang", "charge"})
+STEP_FIELDS = frozenset({"status", "delay", "hang", "charge", "processed"})
+# Answered before any processing started (Stripe stores no result for these): not replayed.
+UNPROCESSED_STATUSES = frozenset({429}) | frozenset(range(500, 600))
 
 
 @dataclass(frozen=True)
@@ -23,11 +25,25 @@ class Step:
     delay: float = 0.0
     hang: bool = False
     charge: bool = True
+    processed: bool | None = None  # None: decided by the status (see `stored`)
 
     @property
     def moves_money(self) -> bool:
         """True when a request meeting this step is charged (2xx or hung, and charge is on)."""
         return self.charge and (self.hang or 200 <= self.status < 300)
+
+    @property
+    def stored(self) -> bool:
+        """True when the gateway processed the request, so its answer is kept and replayed for its key.
+
+        By default every answer but a 5xx or a 429 is: those come before any processing (an
+        unavailable gateway, a rate limit), and Stripe stores no result for them, so a retry
+        with the same key is a new attempt. `processed` in the scenario overrides it (a 500 that
+        happened while charging is stored like any other answer).
+        """
+        if self.processed is not None:
+            return self.processed
+        return self.status not in UNPROCESSED_STATUSES
 
 
 @dataclass(frozen=True)
@@ -84,12 +100,12 @@ def _parse_scenario(where: str, name: str, table: object) -> Scenario:
         if unknown := sorted(set(raw) - STEP_FIELDS):
             raise bad(f"step {number}: unknown field(s) {', '.join(unknown)}")
         status, delay = raw.get("status"), raw.get("delay", 0.0)
-        hang, charge = raw.get("hang", False), raw.get("charge", True)
+        hang, charge, processed = raw.get("hang", False), raw.get("charge", True), raw.get("processed")
         if type(status) is not int or not 100 <= status <= 599:
             raise bad(f"step {number}: status must be an integer from 100 to 599")
         if type(delay) not in (int, float) or not math.isfinite(delay) or delay < 0:
             raise bad(f"step {number}: delay must be a number of seconds >= 0")
-        if not isinstance(hang, bool) or not isinstance(charge, bool):
-            raise bad(f"step {number}: hang and charge must be true or false")
-        steps.append(Step(status=status, delay=float(delay), hang=hang, charge=charge))
+        if not isinstance(hang, bool) or not isinstance(charge, bool) or not isinstance(processed, bool | None):
+            raise bad(f"step {number}: hang, charge and processed must be true or false")
+        steps.append(Step(status=status, delay=float(delay), hang=hang, charge=charge, processed=processed))
     return Scenario(name=name, description=" ".join(description.split()), steps=tuple(steps))

@@ -122,15 +122,19 @@ def test_requests_without_a_key_always_charge() -> None:
     assert {(r.key, r.key_source, r.attempt) for r in gateway.requests} == {(None, "none", 1)}
 
 
-def test_packaged_scenarios_are_the_documented_four() -> None:
+def test_packaged_scenarios_are_the_documented_five() -> None:
     scenarios = load_scenarios()
-    assert set(scenarios) == {"transient", "restart", "outage", "slow"}
+    assert set(scenarios) == {"transient", "restart", "outage", "slow", "orders"}
     assert all(s.description for s in scenarios.values())
     assert scenarios["transient"].steps == (Step(503), Step(200))
     assert scenarios["restart"].steps == (Step(200, hang=True, charge=True), Step(200))
     assert scenarios["outage"].steps == (Step(503),)
     assert scenarios["slow"].steps == (Step(200, delay=8.0), Step(200))
     assert scenarios["slow"].step(5) == Step(200)
+    assert scenarios["orders"].steps == (Step(200),)
+    assert [s.stored for s in (Step(200), Step(402), Step(503), Step(429), Step(500, processed=True))] == [
+        True, True, False, False, True,
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
@@ -188,7 +192,7 @@ def test_outage_always_503_and_never_charges() -> None:
     assert [r.attempt for r in gateway.requests] == [1, 2, 3, 4]
 
 
-def test_slow_first_answer_comes_late_and_a_retry_with_the_same_key_is_deduped() -> None:
+def test_slow_first_answer_comes_late_and_a_retry_meanwhile_gets_409_then_the_replay() -> None:
     packaged = load_scenarios()["slow"]
     fast = dataclasses.replace(packaged, steps=(dataclasses.replace(packaged.steps[0], delay=0.3), *packaged.steps[1:]))
     results: dict[str, tuple[float, tuple[int, Any]]] = {}
@@ -204,12 +208,40 @@ def test_slow_first_answer_comes_late_and_a_retry_with_the_same_key_is_deduped()
         assert gateway.wait_for_requests(1, timeout=5)
         timed("retry", port)
         first.join(5)
+        later = charge(port, "slow-1")
     first_time, first_answer = results["first"]
     retry_time, retry_answer = results["retry"]
     assert first_time >= 0.3 and retry_time < 0.3
-    assert first_answer == retry_answer == (200, first_answer[1])
-    assert first_answer[1]["chargeId"] == "ch_1"
-    assert gateway.counts() == GatewayCounts(requests=2, distinct_keys=1, charges=1)
+    assert first_answer[0] == 200 and first_answer[1]["chargeId"] == "ch_1"
+    assert retry_answer == (409, {"ok": False, "error": gateway_module.KEY_IN_USE, "code": "idempotency_key_in_use"})
+    assert later == first_answer  # once the first answer is complete, it is replayed
+    assert [(r.status, r.conflict, r.deduped) for r in gateway.requests] == [
+        (200, None, False), (409, "key_in_use", False), (200, None, True),
+    ]  # fmt: skip
+    assert gateway.counts() == GatewayCounts(requests=3, distinct_keys=1, charges=1)
+
+
+def test_a_known_key_with_another_amount_gets_400_and_moves_no_money() -> None:
+    with running(ALWAYS_OK) as (gateway, port):
+        assert charge(port, "order-1", amount=100)[0] == 200
+        status, answer = charge(port, "order-1", amount=250)
+        assert charge(port, "order-1", amount=100)[1]["chargeId"] == "ch_1"  # the original is still replayed
+    assert (status, answer["code"]) == (400, "idempotency_error")
+    assert [r.conflict for r in gateway.requests] == [None, "amount_mismatch", None]
+    assert gateway.counts() == GatewayCounts(requests=3, distinct_keys=1, charges=1)
+
+
+def test_a_processed_error_is_replayed_but_an_unavailable_gateway_is_not() -> None:
+    declined = Scenario("declined", "a card declined, then success", (Step(402), Step(200)))
+    with running(declined) as (gateway, port):
+        first = charge(port, "k")
+        assert charge(port, "k") == first  # errors included: the first processed answer is replayed
+        assert charge(port, "other")[0] == 200
+    assert first[0] == 402 and gateway.counts().charges == 1
+    assert [r.deduped for r in gateway.requests] == [False, True, False]
+    with running("outage") as (gateway, port):
+        assert [charge(port, "k")[0] for _ in range(2)] == [503, 503]
+    assert [r.deduped for r in gateway.requests] == [False, False]  # 503: nothing stored, each retry is new
 
 
 @pytest.mark.parametrize(
@@ -347,7 +379,7 @@ def test_custom_scenario_file_and_unknown_name(tmp_path: Path) -> None:
     )
     flaky = load_scenarios(path)["flaky"]
     with running(flaky) as (gateway, port):
-        assert [charge(port, "k")[0] for _ in range(4)] == [502, 502, 201, 200]
+        assert [charge(port, "k")[0] for _ in range(4)] == [502, 502, 201, 201]  # the stored 201 is replayed
     assert gateway.counts().charges == 1
     with pytest.raises(ScenarioError) as caught:
         Gateway("nope")

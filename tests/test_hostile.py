@@ -480,24 +480,31 @@ def test_deeply_nested_folders_in_a_copy_are_graded_and_cleaned_up(graded: Grade
 
 PAYMENTS_EXPECTED: dict[str, tuple[str, str, dict[str, Any]]] = {
     # case: (key_scope outcome, words in its message, contract facts that must hold)
-    "steals-secrets": ("pass", "one key per call", {"key_scope": "per_call", "dropped_payment_on_outage": True}),
-    "kills-parents": ("error", "crashed: exit 137 without a result", {"key_scope": "unknown", "outage_attempts": 0}),
+    # Its key is the loot it read: the same text for both orders of the orders run, refused the second time.
+    "steals-secrets": (
+        "fail",
+        "one key for two orders of different amounts",
+        {"key_scope": "per_call", "dropped_payment_on_outage": True, "key_reused_for_other_amount": True},
+    ),
+    # A client that cannot work fails the lines that need it (0 points); what it never measured is null.
+    "kills-parents": ("fail", "crashed: exit 137 without a result", {"key_scope": "unknown", "outage_attempts": None}),
     "binds-gateway-port": (
         "pass",
         "one key per call (transient: 2 request(s), 1 distinct key(s))",
         {"key_scope": "per_call", "outage_attempts": 4, "backoff": True, "dropped_payment_on_outage": False},
     ),
-    "not-a-module": ("error", "cannot be imported as an ES module: ReferenceError: module is not defined", {}),
-    "binary-garbage": ("error", "cannot be imported as an ES module: SyntaxError", {"key_scope": "unknown"}),
+    "not-a-module": ("fail", "cannot be imported as an ES module: ReferenceError: module is not defined", {}),
+    "binary-garbage": ("fail", "cannot be imported as an ES module: SyntaxError", {"key_scope": "unknown"}),
     # Its key is one literal string: every order sends it, so separate orders would merge into one payment.
+    # Its test script runs no test at all (it only prints): neither green nor red.
     "html-injection": (
         "fail",
         "the same key for different orders",
-        {"tests_green_on_own": True, "same_key_for_different_orders": True},
+        {"tests_green_on_own": None, "same_key_for_different_orders": True},
     ),
-    "links": ("error", "checkout.mjs is a link (not followed)", {"key_scope": "unknown"}),
-    "hangs": ("error", "hung: no result after", {"outage_attempts": 0}),
-    "floods-stdout": ("error", "printed more than the output limit; killed", {"key_scope": "unknown"}),
+    "links": ("fail", "checkout.mjs is a link (not followed)", {"key_scope": "unknown"}),
+    "hangs": ("fail", "hung: no result within", {"outage_attempts": None}),
+    "floods-stdout": ("fail", "printed more than the output limit; killed", {"key_scope": "unknown"}),
 }
 
 

@@ -11,9 +11,17 @@ from conftest import write_tree
 from matplotlib.figure import Figure
 
 from gradelib import charts, safetext
-from gradelib.clientruns import find_tests, parse_result, tap_summary
+from gradelib.clientruns import find_tests, parse_result, seed_for, tap_summary
 from gradelib.gateway import GatewayRequest
-from gradelib.keyscope import classify_key_scope, draft_diff, gaps, has_backoff, least_gaps, same_key_after_restart
+from gradelib.keyscope import (
+    classify_key_scope,
+    draft_diff,
+    draft_lines_kept,
+    gaps,
+    has_backoff,
+    least_gaps,
+    same_key_after_restart,
+)
 from gradelib.notehints import find_hints
 from gradelib.result import LineResult, Report
 from gradelib.rubric import default_rubric
@@ -49,6 +57,42 @@ def request(index: int, key: str | None, time: float = 0.0, status: int | None =
 )
 def test_backoff_detection_from_gaps(between: list[float], expected: bool) -> None:
     assert has_backoff(between) is expected
+
+
+# The driver's Math.random draws from [0.5, 1) (driver.mjs): what jittered clients wait there.
+JITTER = {
+    "full": lambda r, n, _: r * min(2.0, 0.1 * 2**n),
+    "equal": lambda r, n, _: min(2.0, 0.1 * 2**n) / 2 + r * min(2.0, 0.1 * 2**n) / 2,
+    "decorrelated": lambda r, _, last: min(2.0, 0.1 + r * (last * 3 - 0.1)),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(JITTER))
+def test_jittered_exponential_backoff_is_backoff_for_any_draw_of_the_drivers_random(kind: str) -> None:
+    import random
+
+    draws = random.Random(12)
+    for _ in range(2000):
+        waits, last = [], 0.1
+        for n in range(3):
+            last = JITTER[kind](0.5 + draws.random() / 2, n, last)
+            waits.append(last + 0.002)  # plus the request's own time
+        assert has_backoff(waits), (kind, waits)
+
+
+@pytest.mark.parametrize(
+    "waits",
+    [[0.001, 0.002, 0.001], [0.005, 0.005, 0.005], [0.012, 0.011, 0.013]],
+    ids=["immediate", "constant-5ms", "constant-12ms"],
+)
+def test_immediate_or_few_millisecond_retries_are_not_backoff(waits: list[float]) -> None:
+    assert not has_backoff(waits)
+
+
+def test_the_drivers_seed_is_stable_and_different_for_every_run() -> None:
+    seeds = {seed_for(scenario, n) for scenario in ("transient", "restart", "outage", "slow", "orders") for n in (0, 1)}
+    assert len(seeds) == 10
+    assert seed_for("outage", 0) == seed_for("outage", 0)  # the outage repeats draw the same waits
 
 
 def test_least_gaps_filters_load_from_repeated_runs() -> None:
@@ -219,6 +263,15 @@ def test_draft_diff_flags_a_rewrite_by_similarity() -> None:
     assert rewrite < payments.REWRITE_RATIO
 
 
+def test_draft_lines_kept_measures_what_is_left_of_the_draft_not_what_was_added() -> None:
+    draft = DRAFT.read_text()
+    helpers = "\n".join(f"function helper{n}() {{ return readFileSync('k{n}', 'utf8'); }}" for n in range(40))
+    padded = helpers + "\n" + draft
+    assert draft_diff(padded, draft)[1] < payments.REWRITE_RATIO  # the text ratio drops...
+    assert draft_lines_kept(padded, draft) == 1.0  # ...while all of the draft is still there
+    assert draft_lines_kept("export const chargeWithRetry = async () => fetch('x');\n", draft) == 0.0
+
+
 def test_parse_result_takes_the_last_marker_line_with_this_runs_key() -> None:
     key = "k3y"
     stdout = (
@@ -256,7 +309,7 @@ def test_find_tests(tmp_path: Path, files: dict[str, str], expected: str | None)
 
 
 # -- lines without node, tier table, chart -------------------------------------------------
-def test_without_node_the_lines_that_need_it_say_how_to_install_it(tmp_path: Path) -> None:
+def test_without_node_the_lines_that_need_it_are_unverified_and_say_how_to_install_it(tmp_path: Path) -> None:
     files = {
         "checkout.mjs": "export async function chargeWithRetry() {}\n",
         "package.json": '{"scripts": {"test": "node --test"}}',
@@ -274,22 +327,25 @@ def test_without_node_the_lines_that_need_it_say_how_to_install_it(tmp_path: Pat
         "blast_radius",
     ]
     for line_id in ("found_defect", "key_scope"):
-        assert report.line(line_id).outcome == "error"
+        assert report.line(line_id).outcome == "unverified"  # the kit could not observe it: not the candidate's fault
         assert "apt-get install nodejs" in report.line(line_id).message
     assert report.facts["key_scope"] == "unknown"
+    assert {report.facts[key] for key in ("outage_attempts", "backoff", "slow_distinct_keys")} == {None}
     assert report.line("evidence").outcome == "needs_review"
 
 
 def test_missing_checkout_is_an_error_not_an_exception(tmp_path: Path) -> None:
     sub = write_tree(tmp_path / "sub", {"README.md": "nothing here"})
     report = payments.check(sub)
-    assert report.line("key_scope").outcome == "error"
-    assert "no checkout.mjs" in report.line("key_scope").message
+    key_scope = report.line("key_scope")
+    assert (key_scope.outcome, key_scope.points) == ("fail", 0.0)  # the candidate's failure, and still a number
+    assert "no checkout.mjs" in key_scope.message
     assert report.line("evidence").message.startswith("no note to read")
     assert list(report.facts)[:7] == [
         "key_scope", "tests_green_on_own", "tests_red_on_draft", "dropped_payment_on_outage",
         "outage_attempts", "backoff", "slow_distinct_keys",
     ]  # fmt: skip
+    assert [report.facts[key] for key in ("dropped_payment_on_outage", "outage_attempts", "backoff")] == [None] * 3
 
 
 def test_tier_rows_show_suggestions_and_what_awaits_a_reviewer() -> None:

@@ -1,16 +1,28 @@
 // The kit's driver for a `payments` submission. Node 20 built-ins only.
 //
-//   node driver.mjs MODULE_PATH AMOUNT KEY_FILE      (working directory: the submission copy)
+//   node driver.mjs MODULE_PATH AMOUNTS KEY_FILE SEED   (working directory: the submission copy)
 //
 // Reads this run's secret key from KEY_FILE and deletes the file, then imports the
-// candidate's checkout.mjs by file URL, calls chargeWithRetry(AMOUNT) once and prints
-// ONE line on stdout:
+// candidate's checkout.mjs by file URL, calls chargeWithRetry(amount) once for each of the
+// comma-separated AMOUNTS, one after the other (separate orders), and prints ONE line on stdout:
 //
 //   GRADELIB_RESULT <key> {"outcome": "resolved"|"rejected"|"no_export"|"import_error",
-//                          "value": ..., "error": "message", "unhandled": [...]}
+//                          "value": ..., "error": "message", "unhandled": [...],
+//                          "calls": [{"amount": n, "outcome": ..., "value": ..., "error": ...}]}
+//
+// With several amounts, "outcome" is "rejected" when any call rejected, "value" the last
+// call's value and "error" the first call's error.
 //
 // The candidate's code shares this process and stdout, so the key (gone before that code
 // loads) is what tells the kit's line from a forged one.
+//
+// Math.random is replaced, before the candidate's module loads, by a generator seeded with
+// SEED (the kit derives it from the scenario and the run, never from the clock): every
+// grading of a submission draws the same numbers, so jittered backoff waits the same on
+// every grading. It draws from [0.5, 1): jitter (full, equal or decorrelated) can shorten a
+// wait to half its envelope at most, never to almost nothing by chance, so an exponential
+// envelope's growth stays visible in the gaps between attempts. Ids made from Math.random
+// still differ from call to call and from run to run (each run has its own seed).
 //
 // Exit status: 0 once chargeWithRetry has settled (resolved or rejected), 3 when the
 // module has no exported function chargeWithRetry, 4 when it cannot be imported.
@@ -34,6 +46,18 @@ const exit = process.exit.bind(process);
 
 const unhandled = [];
 let printed = false;
+
+// mulberry32: small, fast and good enough to stand in for Math.random in a payment client.
+function seeded(seed) {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 function clip(text, max) {
   return text.length > max ? `${text.slice(0, max)}... [${text.length - max} more characters]` : text;
@@ -78,8 +102,10 @@ process.on("uncaughtException", (error) => {
   if (unhandled.length < MAX_UNHANDLED) unhandled.push(`uncaught exception: ${describe(error)}`);
 });
 
-const [modulePath, amountText, keyFile] = process.argv.slice(2);
-const amount = Number(amountText);
+const [modulePath, amountsText, keyFile, seedText] = process.argv.slice(2);
+const amounts = amountsText.split(",").map(Number);
+const draw = seeded(Number(seedText) || 0);
+Math.random = () => 0.5 + draw() / 2;
 let key = "";
 try {
   key = readFileSync(keyFile, "utf8").trim();
@@ -110,11 +136,17 @@ if (!printed) {
     const error = `checkout.mjs does not export a function chargeWithRetry (it exports: ${exported})`;
     finish("no_export", { error: clip(error, MAX_ERROR_CHARS) }, EXIT_NO_EXPORT);
   } else {
-    try {
-      const value = await charge(amount);
-      finish("resolved", { value: bounded(value) }, 0);
-    } catch (error) {
-      finish("rejected", { error: describe(error) }, 0);
+    const calls = [];
+    for (const amount of amounts) {
+      try {
+        const value = await charge(amount);
+        calls.push({ amount, outcome: "resolved", value: bounded(value), error: null });
+      } catch (error) {
+        calls.push({ amount, outcome: "rejected", value: null, error: describe(error) });
+      }
     }
+    const rejected = calls.find((call) => call.outcome === "rejected");
+    const last = calls[calls.length - 1];
+    finish(rejected ? "rejected" : "resolved", { value: last.value, error: rejected ? rejected.error : null, calls }, 0);
   }
 }

@@ -36,7 +36,7 @@ const steps = SCENARIOS[scenario];
 
 const log = [];
 const attempts = new Map(); // key -> requests seen with it
-const charged = new Map(); // key -> the answer of the charge it made
+const charged = new Map(); // key -> {status, answer, amount} of the charge it made
 let total = 0;
 let stepsUsed = 0;
 let charges = 0;
@@ -81,17 +81,22 @@ function charge(raw, headers) {
   let outcome = "";
   if (problem !== null) {
     [status, answer] = [400, { ok: false, error: problem }];
+  } else if (key !== null && charged.has(key) && charged.get(key).amount !== amount) {
+    // Like a real gateway: a key names one payment, and a payment has one amount.
+    const error = "this idempotency key was already used with a different amount";
+    [status, answer, outcome] = [400, { ok: false, error, code: "idempotency_error" }, " (key reused for another amount)"];
+  } else if (key !== null && charged.has(key)) {
+    [status, answer, outcome] = [charged.get(key).status, charged.get(key).answer, " (same payment as before: not charged again)"];
   } else {
     const step = steps[Math.min(stepsUsed, steps.length - 1)];
     stepsUsed += 1;
-    if (key !== null && charged.has(key)) {
-      [status, answer, outcome] = [200, charged.get(key), " (same payment as before: not charged again)"];
-    } else if (step >= 200 && step < 300) {
+    if (step >= 200 && step < 300) {
       charges += 1;
       answer = { ok: true, chargeId: `ch_${charges}`, amount, idempotencyKey: key };
-      if (key !== null) charged.set(key, answer);
+      if (key !== null) charged.set(key, { status: step, answer, amount });
       [status, outcome] = [step, " (charged)"];
     } else {
+      // 503: unavailable before anything was processed, so nothing is stored for the key
       [status, answer] = [step, { ok: false, error: "service unavailable" }];
     }
   }
