@@ -1,0 +1,84 @@
+"""The line of a failed program's output that says why: a traceback's error, not Node's version banner."""
+
+from __future__ import annotations
+
+import re
+
+PY_TRACEBACK = "Traceback (most recent call last):"
+# Printed last by Node for an uncaught error; says nothing about the error.
+NODE_BANNER = re.compile(r"^Node\.js v\d+(\.\d+)*$")
+NODE_FRAME = re.compile(r"^\s+at \S")
+NODE_CARET = re.compile(r"^\s*\^+\s*$")
+NODE_HINT = "(Use `node --trace-"
+# `ModuleNotFoundError: ...`, `json.decoder.JSONDecodeError: ...`, `Error [ERR_MODULE_NOT_FOUND]: ...`
+ERROR = re.compile(r"^(?:[A-Za-z_]\w*\.)*[A-Z]?\w*(?:Error|Exception)(?: \[[\w.]+\])?(?::\s.*)?$")
+# What follows an error and explains nothing: Node's banner and stack frames, an error's properties.
+NOISE = (NODE_BANNER, NODE_FRAME, NODE_CARET, re.compile(r"^\s*[{}]\s*$"), re.compile(r"^\s+[\w$]+: .*$"))
+
+
+def _noise(line: str) -> bool:
+    return any(pattern.match(line) for pattern in NOISE)
+
+
+def _lines(text: str) -> list[str]:
+    return [line.rstrip() for line in text.splitlines()]
+
+
+def _python_error(lines: list[str]) -> int | None:
+    """Index of the error line of the last Python traceback (the exception of a chain that ended it)."""
+    starts = [i for i, line in enumerate(lines) if line.strip() == PY_TRACEBACK]
+    if not starts:
+        return None
+    for index in range(starts[-1] + 1, len(lines)):
+        if lines[index] and not lines[index][0].isspace():
+            return index
+    return None
+
+
+def _node_error(lines: list[str]) -> int | None:
+    """Index of the error line of Node's uncaught-error report: the first line after the caret."""
+    banners = [i for i, line in enumerate(lines) if NODE_BANNER.match(line)]
+    if not banners:
+        return None
+    before = range(banners[-1])
+    carets = [i for i in before if NODE_CARET.match(lines[i])]
+    if carets:
+        return next((i for i in range(carets[-1] + 1, banners[-1]) if lines[i].strip()), None)
+    errors = [i for i in before if ERROR.match(lines[i])]
+    return errors[-1] if errors else None
+
+
+def _crash(lines: list[str]) -> int | None:
+    found = _python_error(lines)
+    return found if found is not None else _node_error(lines)
+
+
+def error_line(text: str) -> str:
+    """The one line that says why a program failed ("" for no output).
+
+    Python: the error of the last traceback (`ModuleNotFoundError: No module named 'openai'`);
+    Node: the error of an uncaught exception (`Error [ERR_MODULE_NOT_FOUND]: ...`), never the
+    `Node.js v20...` banner nor a stack frame; otherwise the last line that is not a banner, a
+    stack frame or an error's property (a caught error printed with its stack, then exit 1).
+    """
+    lines = _lines(text)
+    crash = _crash(lines)
+    if crash is not None:
+        return lines[crash].strip()
+    meaningful = [line for line in lines if line.strip() and not _noise(line)]
+    return meaningful[-1].strip() if meaningful else ""
+
+
+def last_word(text: str) -> str:
+    """What a program last said itself: from an uncaught error on, or all of it when it did not crash.
+
+    A traceback's frames show source lines and the exceptions it handled on the way (a fallback's
+    "cassette missing" before the live call that crashed); only the error that ended the program,
+    and what was printed after it, is the program's message. Node's stack frames and banner go too.
+    """
+    lines = _lines(text)
+    crash = _crash(lines)
+    if crash is None:
+        return text
+    rest = [line for line in lines[crash:] if line.strip() and not _noise(line) and NODE_HINT not in line]
+    return "\n".join(rest)
