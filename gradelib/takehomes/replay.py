@@ -538,28 +538,38 @@ class ReplayGrading:
             "honesty": honesty,
         }
         failures = []
+        shown: set[str] = set()
+
+        def ended(run: RunResult) -> str:
+            """`_failed(run)`, shortened when the same error was already shown in this message."""
+            text = _failed(run)
+            if text in shown and ": " in text:
+                return text.split(": ", 1)[0] + " (the same error)"
+            shown.add(text)
+            return text
+
         if not checks["a_healthy"]:
             if stubs[0].call_count > MAX_CALLS:
                 failures.append(f"(a) went past {MAX_CALLS} model calls against the healthy stub")
             elif not first.ok:
-                failures.append(f"(a) record against the healthy stub {_failed(first)}")
+                failures.append(f"(a) record against the healthy stub {ended(first)}")
             elif not after.run.ok or after.answers is None:
                 failures.append(f"(a) replay after record {_no_answers(after)}")
             else:
                 failures.append(f"(a) replay after record disagrees with the stub on {len(wrong) or 'all'} ticket(s)")
         if not checks["b_failing"]:
             if failing.call_count == 0:
-                failures.append(f"(b) against a failing stub, record never called the stub ({_failed(failing_run)})")
+                failures.append(f"(b) against a failing stub, record never called the stub ({ended(failing_run)})")
             else:
-                what = _failed(failing_run)
+                what = ended(failing_run)
                 if failing_run.stopped:
                     what = f"still calling, so the kit stopped it after {failing_run.duration:.0f} s"
                 failures.append(f"(b) against a failing stub: {failing.call_count} calls (cap {MAX_CALLS}), {what}")
         if not checks["c_twice"]:
             if not second.ok:
-                failures.append(f"(c) second record in a row {_failed(second)}")
+                failures.append(f"(c) second record in a row {ended(second)}")
             elif not first.ok:
-                failures.append(f"(c) the first of two records in a row {_failed(first)}")
+                failures.append(f"(c) the first of two records in a row {ended(first)}")
             else:
                 failures.append(f"(c) the second record in a row went past {MAX_CALLS} model calls")
         if failures:
