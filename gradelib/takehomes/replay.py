@@ -44,7 +44,7 @@ HANDOUT_FILES = (("HANDOUT.md", "README.md"), ("tickets.json", "tickets.json"), 
 REPLAY_OUTPUTS = (ANSWERS,)
 RECORD_OUTPUTS = (ANSWERS, CASSETTES)  # a folder: every file in it
 MAX_SAID = 200
-ANSWERS_MISSING = "was not written"
+ANSWERS_NOT_WRITTEN = f"{ANSWERS} was not written"
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,11 @@ class Replay:
     answers: bytes | None
     problem: str | None  # why answers is None or unusable
 
+    @property
+    def wrote(self) -> bool:
+        """Whether the run left an answers file at all, usable or not (too big, a link)."""
+        return self.answers is not None or self.problem != ANSWERS_NOT_WRITTEN
+
 
 def _command(copy: Path, mode: str) -> list[str]:
     """`./run.sh MODE` when run.sh is executable with a shebang, else `bash run.sh MODE`."""
@@ -127,7 +132,7 @@ def _answers(copy: Path) -> tuple[bytes | None, str | None]:
         data = safefs.read_file(copy, ANSWERS, MAX_ANSWERS_BYTES)
     except UnsafeFile as exc:
         return None, f"{ANSWERS} {exc.reason}"
-    return (data, None) if data is not None else (None, f"{ANSWERS} {ANSWERS_MISSING}")
+    return (data, None) if data is not None else (None, ANSWERS_NOT_WRITTEN)
 
 
 def _clear_outputs(copy: Path, outputs: tuple[str, ...]) -> None:
@@ -156,7 +161,7 @@ def _no_answers(replay: Replay) -> str:
     """Why a replay left no usable answers file, as a phrase after "replay run A "."""
     if not replay.run.ok:
         return _failed(replay.run)
-    if replay.answers is None and replay.problem and ANSWERS_MISSING not in replay.problem:
+    if replay.wrote and replay.problem:
         return f"exited 0, but {replay.problem}"
     return f"exited 0 without writing {ANSWERS} (the kit removes the submitted one before each run)"
 
@@ -436,7 +441,9 @@ class ReplayGrading:
             count = len(attempts)
             message = f"{count} network attempt(s) in replay mode, e.g. {where} in the {first['run']}{looked_up}"
             return self._line("offline", "fail", message, evidence)
-        if not any(r.run.ok and r.answers is not None for r in self.replays):
+        if all(r.run.timed_out or r.run.output_limit_hit for r in self.replays):
+            return self._line("offline", "error", f"replay {self.replays[0].run.status()}", evidence)
+        if not any(r.run.ok and r.wrote for r in self.replays):
             # The kit saw no attempt, but a replay that crashes or writes nothing never did its work
             # offline: the line needs the program to work, so it fails (TAKEHOMES.md) and says why.
             message = (
@@ -454,32 +461,34 @@ class ReplayGrading:
         """
         if early := self._unrunnable("missing_fixture"):
             return early
+        control = self.replays
+        evidence: dict[str, Any] = {"with_every_fixture": [r.run.status() for r in control]}
+        if all(r.run.timed_out or r.run.output_limit_hit for r in control):
+            message = f"replay with every fixture present: {control[0].run.status()}"
+            return self._line("missing_fixture", "error", message, evidence)
         removed, replay = self.removed_cassette, self.missing_replay
+        if not any(r.run.ok for r in control):
+            without = f"without {removed}" if removed else "without a fixture"
+            message = (
+                f"replay does not run at all, even with every fixture present (run A {_failed(control[0].run)}), "
+                f"so how it fails {without} says nothing about a missing fixture"
+            )
+            return self._line("missing_fixture", "fail", message, evidence)
         if removed is None or replay is None:
-            return self._line("missing_fixture", "unverified", f"no cassettes in {CASSETTES}/ to remove", {})
+            # Observed, not unobservable: a replay that runs with no recorded responses reads none.
+            message = f"no cassettes in {CASSETTES}/, so replay reads no recorded responses and none can go missing"
+            return self._line("missing_fixture", "fail", message, evidence)
         run = replay.run
         last_word = errorline.last_word(run.stdout + "\n" + run.stderr)
         words = [*LOUD_WORDS, Path(removed).name.lower(), Path(removed).stem.lower()]
         named = [w for w in words if w and w in last_word.lower()]
-        control = self.replays
-        evidence = {
+        evidence |= {
             "removed": removed,
             "run": run.evidence(),
             "named": named,
             "said": _said(run),
-            "answers_written": replay.answers is not None,
-            "with_every_fixture": [r.run.status() for r in control],
+            "answers_written": replay.wrote,
         }
-        if all(r.run.timed_out or r.run.output_limit_hit for r in control):
-            return self._line(
-                "missing_fixture", "error", f"replay with every fixture present: {control[0].run.status()}", evidence
-            )
-        if not any(r.run.ok for r in control):
-            message = (
-                f"replay does not run at all, even with every fixture present (run A {_failed(control[0].run)}), "
-                f"so its failure without {removed} says nothing about the missing fixture"
-            )
-            return self._line("missing_fixture", "fail", message, evidence)
         if run.timed_out or run.output_limit_hit:
             return self._line("missing_fixture", "error", f"replay without {removed}: {run.status()}", evidence)
         problems = []
@@ -490,7 +499,7 @@ class ReplayGrading:
             problems.append(f"exited {run.exit_code}, but its message names no fixture, cassette or record{what}")
         if run.network_attempts:
             problems.append(f"attempted {len(run.network_attempts)} network connection(s)")
-        if replay.answers is not None:
+        if replay.wrote:
             problems.append(f"wrote {ANSWERS} anyway (a silently degraded answer)")
         if problems:
             return self._line("missing_fixture", "fail", f"without {removed}, replay " + "; ".join(problems), evidence)
