@@ -127,3 +127,24 @@ def list_files(root: Path, rel: str = ".") -> list[str]:
             if os.path.isfile(full) and not os.path.islink(full):
                 found.append(os.path.relpath(full, root))
     return sorted(found)
+
+
+def remove_file(root: Path, rel: str) -> bool:
+    """Delete the file or link `root/rel` (never what a link points to); False when there was none.
+
+    Nothing is removed through a linked or missing folder on the way, so a copy whose `out` is a
+    link to the reviewer's files cannot make the kit delete them.
+    """
+    parts = [p for p in Path(rel).parts if p not in ("", ".")]
+    if not parts or ".." in parts or Path(rel).is_absolute():
+        raise UnsafeFile(rel, "path leaves the submission")
+    folder = root
+    for part in parts[:-1]:
+        folder = folder / part
+        if folder.is_symlink() or not folder.is_dir():
+            return False
+    target = folder / parts[-1]
+    if not (target.is_symlink() or target.is_file()):
+        return False
+    target.unlink()
+    return True

@@ -35,6 +35,7 @@ from gradelib.dnslog import RESOLV_CONF, DnsLog
 from gradelib.environment import Environment
 from gradelib.environment.nodeinstall import NODE_MODULES
 from gradelib.errors import SandboxUnavailable
+from gradelib.masking import mask
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 ENV_FORCE_NO_NAMESPACES = "GRADELIB_NO_NAMESPACES"
@@ -453,24 +454,26 @@ class _Call:
         traced = tool("strace") is not None
         if not traced:
             notes.append("strace is not installed: attempted connections were not logged")
+        hide = _placeholders(self.box.root, self.scratch, self.cwd)  # the kit's paths vary; never candidate text
+        hide |= self.box.environment.placeholders()  # the cache folder is the machine's, not the candidate's
         return RunResult(
-            argv=self.argv,
-            cwd=str(self.cwd),
+            argv=tuple(mask(arg, hide) for arg in self.argv),
+            cwd=mask(str(self.cwd), hide),
             exit_code=None if why else code,
             timed_out=why == "timeout",
             stopped=why == "stopped",
             output_limit_hit=why == "output",
             duration=duration,
-            stdout=out.text(),
-            stderr=err.text(),
+            stdout=mask(out.text(), hide),
+            stderr=mask(err.text(), hide),
             stdout_bytes=out.total,
             stderr_bytes=err.total,
             connections=tuple(connlog.parse_connections(log, dns.hosts)),
             dns_names=dns.names,
-            opened=tuple(connlog.parse_opened(log)) if self.trace_files else (),
+            opened=tuple(mask(path, hide) for path in connlog.parse_opened(log)) if self.trace_files else (),
             isolation=isolation,
             traced=traced,
-            notes=tuple(notes),
+            notes=tuple(mask(note, hide) for note in notes),
         )
 
     def _isolation(self, isolate: bool) -> Isolation:
@@ -480,6 +483,15 @@ class _Call:
         if not self.box.isolate:
             return Isolation("none", f"namespaces turned off ({ENV_FORCE_NO_NAMESPACES} or isolate=False)")
         return Isolation("none", f"namespaces unavailable on this machine: {_refused or self.refusal}")
+
+
+def _placeholders(root: Path, scratch: Path, cwd: Path) -> dict[str, str]:
+    """The workspace paths of one run as its result shows them (they differ on every run)."""
+    paths = {root: "<sandbox>", scratch: "<run>"}
+    if cwd.is_relative_to(root) and cwd != root:
+        paths[root / cwd.relative_to(root).parts[0]] = "<copy>"  # NN-label: a kit folder name
+    paths[cwd] = "<submission>"
+    return {text: shown for path, shown in paths.items() for text in (str(path), os.path.realpath(path))}
 
 
 class _Capture:

@@ -361,28 +361,33 @@ def test_injected_markup_is_shown_as_text(graded: Graded, takehome: str, name: s
 
 # -- each replay case: its exact outcome and the reason ------------------------------------------------
 
-P, F, E, U = "pass", "fail", "error", "unverified"
+P, F, E = "pass", "fail", "error"
 REPLAY_EXPECTED: dict[str, tuple[tuple[str, str, str, str, str], dict[str, str]]] = {
     # case: ((identical, offline, missing_fixture, record, volatile), {line: words its message holds})
-    "sleeps-detached": ((P, P, U, F, P), {"identical": "the same 1202 bytes"}),
-    "eats-memory": ((F, U, U, F, U), {"identical": "exited 1: MemoryError", "record": "exit 1"}),
+    # A program that crashes fails the lines that need it to work; one killed at a limit is an error;
+    # no cassettes at all fails missing_fixture (observed: replay reads no recorded responses).
+    "sleeps-detached": ((P, P, F, F, P), {"identical": "the same 1202 bytes", "missing_fixture": "no cassettes"}),
+    "eats-memory": ((F, F, F, F, F), {"identical": "exited 1: MemoryError", "record": "exited 1: MemoryError"}),
     "floods-stdout": (
-        (E, U, U, F, U),
+        (E, E, E, F, E),
         {"identical": "printed more than the output limit", "record": "printed more than the output limit"},
     ),
-    "huge-answers": ((F, P, U, F, U), {"identical": "over the 8388608-byte limit", "volatile": "over the"}),
-    "steals-secrets": ((F, F, U, F, F), {"offline": "exfil.gradelib-hostile.example"}),
-    "escapes-copy": ((P, P, U, F, P), {"identical": "the same 1202 bytes"}),
+    "huge-answers": ((F, P, F, F, F), {"identical": "over the 8388608-byte limit", "volatile": "over the"}),
+    "steals-secrets": ((F, F, F, F, F), {"offline": "exfil.gradelib-hostile.example"}),
+    "escapes-copy": ((P, P, F, F, P), {"identical": "the same 1202 bytes"}),
     "links-committed": ((P, P, F, F, P), {"missing_fixture": "exited 0"}),
-    "links-at-runtime": ((F, P, U, F, U), {"identical": "out/answers.json is a link (not followed)"}),
-    "kills-parents": ((F, U, U, F, P), {"identical": "exited 137", "record": "exit 137"}),
+    "links-at-runtime": ((F, P, F, F, F), {"identical": "out/answers.json is a link (not followed)"}),
+    "kills-parents": ((F, F, F, F, P), {"identical": "exited 137", "record": "exited 137"}),
     "binds-stub-port": ((P, P, P, P, P), {"record": "20 calls per record"}),
-    "invalid-json": ((P, P, U, F, F), {"volatile": "not valid JSON"}),
-    "binary-garbage": ((F, U, F, F, F), {"identical": "cannot execute binary file", "volatile": "not valid JSON"}),
+    "invalid-json": ((P, P, F, F, F), {"volatile": "not valid JSON"}),
+    "binary-garbage": (
+        (F, F, F, F, F),
+        {"identical": "cannot execute binary file", "missing_fixture": "does not run at all"},
+    ),
     "no-run-sh": ((E, E, E, E, E), {"identical": "no run.sh in the submission"}),
     "run-sh-not-executable": ((P, P, P, F, P), {"missing_fixture": "naming 'cassette'"}),
     "run-sh-symlink": ((E, E, E, E, E), {"identical": "run.sh is a symlink; the kit does not follow it"}),
-    "bad-interpreter": ((F, U, U, F, U), {"identical": "exited 127"}),
+    "bad-interpreter": ((F, F, F, F, F), {"identical": "exited 127", "volatile": "nothing of this run's to scan"}),
     build.HTML_NAME: ((F, P, P, F, F), {"missing_fixture": "naming 'cassette'"}),
 }
 REPLAY_LINE_IDS = ("identical", "offline", "missing_fixture", "record", "volatile")
@@ -620,11 +625,12 @@ def _outcomes(report: Report) -> tuple[str, ...]:
 
 def test_a_replay_that_hangs_is_killed_at_the_limit_with_its_detached_sleeper(timebound: dict[str, Direct]) -> None:
     hang = timebound["hangs-forever"]
-    assert _outcomes(hang.report) == (E, U, E, F, U)
+    assert _outcomes(hang.report) == (E, E, E, F, E)
     assert re.fullmatch(r"replay killed after \d+ s \(timeout\)", hang.report.line("identical").message)
     assert re.search(r"killed after \d+ s \(timeout\)$", hang.report.line("missing_fixture").message)
     assert re.search(
-        r"\(b\) against a failing stub: 0 calls \(cap 40\), killed after \d+ s", hang.report.line("record").message
+        r"\(b\) against a failing stub, record never called the stub \(killed after \d+ s",
+        hang.report.line("record").message,
     )
     assert hang.seconds < SHORT_BOUND
     time.sleep(0.5)
@@ -633,7 +639,7 @@ def test_a_replay_that_hangs_is_killed_at_the_limit_with_its_detached_sleeper(ti
 
 def test_a_fork_bomb_is_bounded_and_leaves_nothing(timebound: dict[str, Direct]) -> None:
     bomb = timebound["fork-bomb"]
-    assert _outcomes(bomb.report) == (E, U, U, F, U)
+    assert _outcomes(bomb.report) == (E, E, E, F, E)
     assert re.fullmatch(r"replay killed after \d+ s \(timeout\)", bomb.report.line("identical").message)
     stderr = " ".join(run["stderr_tail"] for run in bomb.report.line("identical").evidence["runs"])
     assert "Resource temporarily unavailable" in stderr, "the process limit is what stopped it"

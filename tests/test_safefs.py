@@ -404,3 +404,32 @@ def test_list_files_on_a_non_folder_is_empty(tmp_path: Path, kind: str) -> None:
         (root / "cassettes").write_text("not a folder")
 
     assert safefs.list_files(root, "cassettes") == []
+
+
+def test_remove_file_removes_a_file_or_a_link_itself(tmp_path: Path) -> None:
+    outside = tmp_path / "reviewer.txt"
+    outside.write_text("keep")
+    root = tmp_path / "copy"
+    (root / "out").mkdir(parents=True)
+    (root / "out" / "answers.json").write_text("[]")
+    (root / "out" / "link.json").symlink_to(outside)
+    assert safefs.remove_file(root, "out/answers.json")
+    assert safefs.remove_file(root, "out/link.json")
+    assert not (root / "out" / "answers.json").exists() and not (root / "out" / "link.json").is_symlink()
+    assert outside.read_text() == "keep"
+    assert not safefs.remove_file(root, "out/answers.json"), "already gone"
+
+
+def test_remove_file_never_goes_through_a_linked_folder(tmp_path: Path) -> None:
+    reviewer = tmp_path / "reviewer"
+    reviewer.mkdir()
+    (reviewer / "answers.json").write_text("keep")
+    root = tmp_path / "copy"
+    root.mkdir()
+    (root / "out").symlink_to(reviewer)
+    assert not safefs.remove_file(root, "out/answers.json")
+    assert (reviewer / "answers.json").read_text() == "keep"
+    (root / "folder.json").mkdir()
+    assert not safefs.remove_file(root, "folder.json"), "a folder is not a file"
+    with pytest.raises(UnsafeFile):
+        safefs.remove_file(root, "../reviewer/answers.json")

@@ -63,6 +63,22 @@ def test_reviewer_secrets_do_not_reach_the_candidate(sub: Path, _reviewer_secret
     assert "PATH=/usr/local/bin:/usr/bin:/bin" in result.stdout
 
 
+def test_the_kits_own_paths_are_masked_in_what_a_run_shows(tmp_path: Path) -> None:
+    """Copy, scratch and workspace paths differ on every run and name kit folders: placeholders instead."""
+    script = "import os, sys\nprint(os.getcwd(), os.path.dirname(os.getcwd()), os.environ['HOME'])\nsys.exit('x' + 1)\n"
+    sub = write_tree(tmp_path / "sub", {"crash.py": script})
+    with Sandbox(sub) as box:
+        copy = box.copy("missing-fixture", nest="elsewhere/deeper")
+        result = box.run(["python3", str(copy / "crash.py")], copy, trace_files=True)
+        root = str(box.root)
+    assert result.stdout.split() == ["<submission>", "<copy>/elsewhere/deeper", "<run>/home"]
+    assert 'File "<submission>/crash.py", line 3' in result.stderr
+    assert result.cwd == "<submission>" and result.argv == ("python3", "<submission>/crash.py")
+    assert "<submission>/crash.py" in result.opened
+    shown = result.stdout + result.stderr + result.cwd + " ".join(result.argv + result.opened)
+    assert root not in shown and "missing-fixture" not in shown and "gradelib-" not in shown
+
+
 def _serve_text(text: bytes):  # type: ignore[no-untyped-def]
     class Handler(http.server.BaseHTTPRequestHandler):
         def do_GET(self) -> None:

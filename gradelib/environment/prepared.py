@@ -73,6 +73,16 @@ class Environment:
         found = [str(i.folder) for i in (self.python, self.node) if i is not None]
         return found + ([str(self.shims)] if self.shims and not self.python else [])
 
+    def placeholders(self) -> dict[str, str]:
+        """How runs show the environment's folders (`<python-env>/lib/...`): the same on every machine."""
+        found = {}
+        for installed in (self.python, self.node):
+            if installed is not None:
+                found[str(installed.folder)] = f"<{installed.ecosystem}-env>"
+        if self.shims:
+            found[str(self.shims)] = "<shims>"
+        return found
+
     def bin_dirs(self) -> list[str]:
         """Folders to put first on the sandbox PATH: the virtualenv's bin, else the `python` shim."""
         if self.python:

@@ -319,7 +319,7 @@ class PaymentsGrading:
         masks: dict[str, str] = {}
         root = self.box.root
         if str(root) not in ("", "."):
-            masks[str(root)] = "<workspace>"
+            masks[str(root)] = "<sandbox>"
             masks[str(root / KIT_FOLDER)] = "<kit>"
             with contextlib.suppress(OSError):
                 for folder in root.iterdir():

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib import diff, fixtures, safefs, volatile
+from gradelib import diff, errorline, fixtures, safefs, volatile
 from gradelib.environment import Environment, prepare
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached
@@ -41,6 +41,12 @@ REPLAY_LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 RECORD_LIMITS = Limits(wall_seconds=120, cpu_seconds=120)
 GIT_LIMITS = Limits(wall_seconds=30, cpu_seconds=30)
 HANDOUT_FILES = (("HANDOUT.md", "README.md"), ("tickets.json", "tickets.json"), ("labels.json", "labels.json"))
+# What each mode must write (TAKEHOMES.md), removed from a copy before the run: a line judges
+# only what the run itself wrote, never a file the candidate shipped.
+REPLAY_OUTPUTS = (ANSWERS,)
+RECORD_OUTPUTS = (ANSWERS, CASSETTES)  # a folder: every file in it
+MAX_SAID = 200
+ANSWERS_NOT_WRITTEN = f"{ANSWERS} was not written"
 
 
 @dataclass(frozen=True)
@@ -72,7 +78,7 @@ def variations() -> tuple[Variation, Variation]:
         "TZ": "GMT-14",
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
-        "PATH": "/usr/local/bin:/usr/bin:/bin:/opt/gradelib-extra/bin",
+        "PATH": "/usr/local/bin:/usr/bin:/bin:/opt/replay-b/bin",
     }
     described = [
         "PYTHONHASHSEED 1 -> 2",
@@ -105,6 +111,11 @@ class Replay:
     answers: bytes | None
     problem: str | None  # why answers is None or unusable
 
+    @property
+    def wrote(self) -> bool:
+        """Whether the run left an answers file at all, usable or not (too big, a link)."""
+        return self.answers is not None or self.problem != ANSWERS_NOT_WRITTEN
+
 
 def _command(copy: Path, mode: str) -> list[str]:
     """`./run.sh MODE` when run.sh is executable with a shebang, else `bash run.sh MODE`."""
@@ -123,7 +134,38 @@ def _answers(copy: Path) -> tuple[bytes | None, str | None]:
         data = safefs.read_file(copy, ANSWERS, MAX_ANSWERS_BYTES)
     except UnsafeFile as exc:
         return None, f"{ANSWERS} {exc.reason}"
-    return (data, None) if data is not None else (None, f"{ANSWERS} was not written")
+    return (data, None) if data is not None else (None, ANSWERS_NOT_WRITTEN)
+
+
+def _clear_outputs(copy: Path, outputs: tuple[str, ...]) -> None:
+    """Remove what a mode is supposed to write, so the run has to write it itself."""
+    for output in outputs:
+        files = safefs.list_files(copy, output)  # a folder's files; [] for a file
+        for path in files or [output]:
+            safefs.remove_file(copy, path)
+
+
+def _said(run: RunResult) -> str:
+    """The line that says why a run failed: a traceback's error, not Node's banner nor a stack frame."""
+    line = errorline.error_line(run.stderr) or errorline.error_line(run.stdout)
+    return line if len(line) <= MAX_SAID else line[: MAX_SAID - 1] + "…"
+
+
+def _failed(run: RunResult) -> str:
+    """How a run ended, with its error line when that was not well: `exited 1: KeyError: 'MODEL'`."""
+    if run.exit_code is None:
+        return run.status()
+    line = _said(run) if run.exit_code != 0 else ""
+    return f"exited {run.exit_code}: {line}" if line else f"exited {run.exit_code}"
+
+
+def _no_answers(replay: Replay) -> str:
+    """Why a replay left no usable answers file, as a phrase after "replay run A "."""
+    if not replay.run.ok:
+        return _failed(replay.run)
+    if replay.wrote and replay.problem:
+        return f"exited 0, but {replay.problem}"
+    return f"exited 0 without writing {ANSWERS} (the kit removes the submitted one before each run)"
 
 
 def _labels(data: bytes | None) -> dict[str, str]:
@@ -234,6 +276,7 @@ class ReplayGrading:
         copy = self.box.copy(
             variation.name.replace(" ", "-"), reverse_order=variation.reverse_order, nest=variation.nest
         )
+        _clear_outputs(copy, REPLAY_OUTPUTS)
         run = self.box.run(
             _command(copy, "replay"),
             copy,
@@ -260,8 +303,10 @@ class ReplayGrading:
     def removed_cassette(self) -> str | None:
         """The cassette the missing-fixture run deletes: among those replay read, chosen by hash."""
         a = self.replays[0].run
-        opened = {os.path.normpath(os.path.join(a.cwd, p)) for p in a.opened}
-        used = [c for c in self.cassettes if os.path.normpath(os.path.join(a.cwd, c)) in opened]
+        # Paths in a run's result show its copy as `a.cwd` (a placeholder): relative paths are in it too.
+        inside = (p.removeprefix(a.cwd + "/") for p in a.opened if not p.startswith("/"))
+        opened = {os.path.normpath(p) for p in inside if not p.startswith("<")}
+        used = [c for c in self.cassettes if os.path.normpath(c) in opened]
         pool = sorted(used or self.cassettes)
         if not pool:
             return None
@@ -274,10 +319,8 @@ class ReplayGrading:
         if self.removed_cassette is None:
             return None
         copy = self.box.copy("missing-fixture")
-        (copy / self.removed_cassette).unlink()
-        answers = copy / ANSWERS
-        if answers.is_file() or answers.is_symlink():
-            answers.unlink()
+        safefs.remove_file(copy, self.removed_cassette)
+        _clear_outputs(copy, REPLAY_OUTPUTS)
         run = self.box.run(_command(copy, "replay"), copy, limits=self.replay_limits)
         data, problem = _answers(copy)
         return Replay(run, data, problem)
@@ -300,16 +343,17 @@ class ReplayGrading:
     def record_runs(self) -> dict[str, Any]:
         """Record twice against a healthy stub, then replay; record once against a failing one."""
         healthy_copy = self.box.copy("record")
-        for path in safefs.list_files(healthy_copy, CASSETTES):
-            (healthy_copy / path).unlink()
+        _clear_outputs(healthy_copy, RECORD_OUTPUTS)
         stubs = [ModelStub("healthy", tickets=self.tickets, salt=CHECK_SALT) for _ in range(2)]
         runs = []
         for stub in stubs:
             runs.append(self._record(healthy_copy, stub))
+            _clear_outputs(healthy_copy, (ANSWERS,))  # the cassettes stay: "twice in a row", then replay
         after = self.box.run(_command(healthy_copy, "replay"), healthy_copy, limits=self.replay_limits)
         answers, problem = _answers(healthy_copy)
         failing = ModelStub("failing", tickets=self.tickets)
         failing_copy = self.box.copy("record-failing")
+        _clear_outputs(failing_copy, RECORD_OUTPUTS)
         failing_run = self._record(failing_copy, failing)
         return {
             "stubs": stubs,
@@ -343,13 +387,8 @@ class ReplayGrading:
             if replay.run.timed_out or replay.run.output_limit_hit:
                 return self._line("identical", "error", f"replay {replay.run.status()}", evidence)
         for replay, label in ((a, "run A"), (b, "run B")):
-            if replay.run.exit_code != 0:
-                last = replay.run.tail("stderr", 1) or replay.run.tail("stdout", 1)
-                return self._line(
-                    "identical", "fail", f"replay {label} exited {replay.run.exit_code}: {last[:160]}", evidence
-                )
-            if replay.answers is None:
-                return self._line("identical", "fail", f"replay {label}: {replay.problem}", evidence)
+            if not replay.run.ok or replay.answers is None:
+                return self._line("identical", "fail", f"replay {label} {_no_answers(replay)}", evidence)
         comparison = diff.compare(a.answers or b"", b.answers or b"")
         evidence |= {
             "identical": comparison.identical,
@@ -408,40 +447,66 @@ class ReplayGrading:
             count = len(attempts)
             message = f"{count} network attempt(s) in replay mode, e.g. {where} in the {first['run']}{looked_up}"
             return self._line("offline", "fail", message, evidence)
-        if not any(run.ok for _, run in runs[:2]):
-            return self._line(
-                "offline", "unverified", "no replay ran to completion, so its network use is unknown", evidence
+        if all(r.run.timed_out or r.run.output_limit_hit for r in self.replays):
+            return self._line("offline", "error", f"replay {self.replays[0].run.status()}", evidence)
+        if not any(r.run.ok and r.wrote for r in self.replays):
+            # The kit saw no attempt, but a replay that crashes or writes nothing never did its work
+            # offline: the line needs the program to work, so it fails (TAKEHOMES.md) and says why.
+            message = (
+                f"no connection attempted, but no replay did its work offline: run A {_no_answers(self.replays[0])}"
             )
+            return self._line("offline", "fail", message, evidence)
         return self._line("offline", "pass", f"no connection attempted in {len(runs)} replay runs", evidence)
 
     @needs_install
     def missing_fixture(self) -> LineResult:
-        """One cassette deleted: replay must fail loudly, offline, without writing answers."""
+        """One cassette deleted: replay must fail loudly, offline, without writing answers.
+
+        Loudly means because of the missing fixture: the same replay with every fixture present
+        completes, and the message the program ends with (a crash's own error line, not the
+        frames and handled errors of its traceback) names the fixture, a cassette or record.
+        """
         if early := self._unrunnable("missing_fixture"):
             return early
+        control = self.replays
+        evidence: dict[str, Any] = {"with_every_fixture": [r.run.status() for r in control]}
+        if all(r.run.timed_out or r.run.output_limit_hit for r in control):
+            message = f"replay with every fixture present: {control[0].run.status()}"
+            return self._line("missing_fixture", "error", message, evidence)
         removed, replay = self.removed_cassette, self.missing_replay
+        if not any(r.run.ok for r in control):
+            without = f"without {removed}" if removed else "without a fixture"
+            message = (
+                f"replay does not run at all, even with every fixture present (run A {_failed(control[0].run)}), "
+                f"so how it fails {without} says nothing about a missing fixture"
+            )
+            return self._line("missing_fixture", "fail", message, evidence)
         if removed is None or replay is None:
-            return self._line("missing_fixture", "unverified", f"no cassettes in {CASSETTES}/ to remove", {})
+            # Observed, not unobservable: a replay that runs with no recorded responses reads none.
+            message = f"no cassettes in {CASSETTES}/, so replay reads no recorded responses and none can go missing"
+            return self._line("missing_fixture", "fail", message, evidence)
         run = replay.run
-        text = (run.stdout + "\n" + run.stderr).lower()
+        last_word = errorline.last_word(run.stdout + "\n" + run.stderr)
         words = [*LOUD_WORDS, Path(removed).name.lower(), Path(removed).stem.lower()]
-        named = [w for w in words if w and w in text]
-        evidence = {
+        named = [w for w in words if w and w in last_word.lower()]
+        evidence |= {
             "removed": removed,
             "run": run.evidence(),
             "named": named,
-            "answers_written": replay.answers is not None,
+            "said": _said(run),
+            "answers_written": replay.wrote,
         }
         if run.timed_out or run.output_limit_hit:
             return self._line("missing_fixture", "error", f"replay without {removed}: {run.status()}", evidence)
         problems = []
         if run.exit_code == 0:
             problems.append("exited 0")
-        if not named:
-            problems.append("its message names no fixture, cassette or record")
+        elif not named:
+            what = f" (it ended with: {_said(run)})" if _said(run) else " (it printed nothing)"
+            problems.append(f"exited {run.exit_code}, but its message names no fixture, cassette or record{what}")
         if run.network_attempts:
             problems.append(f"attempted {len(run.network_attempts)} network connection(s)")
-        if replay.answers is not None:
+        if replay.wrote:
             problems.append(f"wrote {ANSWERS} anyway (a silently degraded answer)")
         if problems:
             return self._line("missing_fixture", "fail", f"without {removed}, replay " + "; ".join(problems), evidence)
@@ -470,7 +535,10 @@ class ReplayGrading:
             and after.run.ok
             and bool(expected)
             and not wrong,
-            "b_failing": failing.call_count <= MAX_CALLS and not failing_run.ok and failing_run.exit_code is not None,
+            # Gave up: it really called the stub, then exited non-zero on its own within the cap.
+            "b_failing": 0 < failing.call_count <= MAX_CALLS
+            and not failing_run.ok
+            and failing_run.exit_code is not None,
             "c_twice": first.ok and second.ok and stubs[1].call_count <= MAX_CALLS,
         }
         honesty = self.honesty()
@@ -480,28 +548,47 @@ class ReplayGrading:
                 "calls": [s.call_count for s in stubs],
                 "runs": [first.evidence(), second.evidence()],
                 "replay_after": after.run.evidence(),
+                "replay_after_wrote_answers": after.answers is not None,
                 "labels_mismatched": wrong,
             },
             "failing": {"calls": failing.call_count, "run": failing_run.evidence()},
             "honesty": honesty,
         }
         failures = []
+        shown: set[str] = set()
+
+        def ended(run: RunResult) -> str:
+            """`_failed(run)`, shortened when the same error was already shown in this message."""
+            text = _failed(run)
+            if text in shown and ": " in text:
+                return text.split(": ", 1)[0] + " (the same error)"
+            shown.add(text)
+            return text
+
         if not checks["a_healthy"]:
             if stubs[0].call_count > MAX_CALLS:
                 failures.append(f"(a) went past {MAX_CALLS} model calls against the healthy stub")
             elif not first.ok:
-                failures.append(f"(a) record against the healthy stub: {first.status()}")
-            elif not after.run.ok:
-                failures.append(f"(a) replay after record: {after.run.status()}")
+                failures.append(f"(a) record against the healthy stub {ended(first)}")
+            elif not after.run.ok or after.answers is None:
+                failures.append(f"(a) replay after record {_no_answers(after)}")
             else:
                 failures.append(f"(a) replay after record disagrees with the stub on {len(wrong) or 'all'} ticket(s)")
         if not checks["b_failing"]:
-            what = failing_run.status() if failing_run.exit_code != 0 else "exited 0"
-            if failing_run.stopped:
-                what = f"still calling, so the kit stopped it after {failing_run.duration:.0f} s"
-            failures.append(f"(b) against a failing stub: {failing.call_count} calls (cap {MAX_CALLS}), {what}")
+            if failing.call_count == 0:
+                failures.append(f"(b) against a failing stub, record never called the stub ({ended(failing_run)})")
+            else:
+                what = ended(failing_run)
+                if failing_run.stopped:
+                    what = f"still calling, so the kit stopped it after {failing_run.duration:.0f} s"
+                failures.append(f"(b) against a failing stub: {failing.call_count} calls (cap {MAX_CALLS}), {what}")
         if not checks["c_twice"]:
-            failures.append(f"(c) second record in a row: {second.status()}")
+            if not second.ok:
+                failures.append(f"(c) second record in a row {ended(second)}")
+            elif not first.ok:
+                failures.append(f"(c) the first of two records in a row {ended(first)}")
+            else:
+                failures.append(f"(c) the second record in a row went past {MAX_CALLS} model calls")
         if failures:
             return self._line("record", "fail", "; ".join(failures), evidence)
         findings = honesty["findings"]
@@ -531,7 +618,10 @@ class ReplayGrading:
             if fresh and fresh.get(tid) != label
         }
         if disagree:
-            findings.append(f"committed answers disagree with a fresh replay on {len(disagree)} ticket(s)")
+            findings.append(
+                f"the submitted {ANSWERS} disagrees with this run's replay of the committed cassettes "
+                f"on {len(disagree)} ticket(s)"
+            )
         odd = fixtures.standouts(self.submission, self.cassettes)
         findings += [f"{s.path} {s.reasons[0]}" for s in odd]
         late = fixtures.late_edits(self.git_log, self.cassettes)
@@ -539,9 +629,16 @@ class ReplayGrading:
         live = self.live_rerecord(stored)
         if live.get("finding"):
             findings.append(live["finding"])
+        if not stored:
+            compared = f"not compared: the submission has no usable {ANSWERS}"
+        elif not fresh:
+            compared = f"not compared: replay run A wrote no usable {ANSWERS}"
+        else:
+            compared = f"the submitted {ANSWERS} (the one file read as shipped) against replay run A's"
         return {
             "live_rerecord": live,
             "findings": findings,
+            "committed_answers": compared,
             "committed_vs_replay": disagree,
             "standouts": [{"path": s.path, "reasons": list(s.reasons)} for s in odd],
             "late_edits": [vars(e) for e in late],
@@ -566,6 +663,7 @@ class ReplayGrading:
         ticket = ids[int(hashlib.sha256("\n".join(ids).encode("utf-8", "surrogateescape")).hexdigest(), 16) % len(ids)]
         relay = LiveRelay(self.live, ticket)
         copy = self.box.copy("live-record")
+        _clear_outputs(copy, RECORD_OUTPUTS)
         run = self._record(copy, ModelStub("healthy", tickets=self.tickets, relay=relay))
         live_label, stored = relay.label, committed.get(ticket)
         result: dict[str, Any] = {
@@ -590,10 +688,12 @@ class ReplayGrading:
             return early
         a, b = self.replays
         source, data = "run A's output", a.answers
+        if a.run.timed_out or a.run.output_limit_hit:
+            return self._line("volatile", "error", f"replay run A {a.run.status()}", {"source": None})
         if data is None:
-            source, data = f"the committed {ANSWERS} (replay wrote none)", self._committed_answers()
-        if data is None:
-            return self._line("volatile", "unverified", f"no {ANSWERS} to scan: {a.problem}", {})
+            # The submitted copy was removed before the run; what the candidate shipped is not scanned.
+            message = f"nothing of this run's to scan: replay run A {_no_answers(a)}"
+            return self._line("volatile", "fail", message, {"source": None, "run": a.run.evidence()})
         try:
             doc = json.loads(data)
         except ValueError as exc:
@@ -614,12 +714,6 @@ class ReplayGrading:
         return self._line(
             "volatile", "pass", f"no timestamps, ids, durations, token counts or model ids in {source}", evidence
         )
-
-    def _committed_answers(self) -> bytes | None:
-        try:
-            return safefs.read_file(self.submission, ANSWERS, MAX_ANSWERS_BYTES)
-        except UnsafeFile:
-            return None
 
     def facts(self) -> dict[str, Any]:
         """What the kit measured beyond the lines."""
