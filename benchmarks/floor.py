@@ -28,13 +28,20 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import takehomes
-from gradelib.clientruns import AMOUNT, CHECKOUT, NPM_ENV, OUTAGE_REPEAT_UNDER_SECONDS, RESULT_MARKER, find_tests
 from gradelib.environment import Environment, prepare
-from gradelib.gateway import Gateway
-from gradelib.modelstub import ModelStub, packaged_tickets
-from gradelib.rubric import takehome_data
+from gradelib.review.rubric import takehome_data
 from gradelib.sandbox import SANDBOX_PATH, base_environment, link_node_modules
 from gradelib.takehomes import payments, replay
+from gradelib.takehomes.payments.clientruns import (
+    AMOUNT,
+    CHECKOUT,
+    NPM_ENV,
+    OUTAGE_REPEAT_UNDER_SECONDS,
+    RESULT_MARKER,
+    find_tests,
+)
+from gradelib.takehomes.payments.gateway import Gateway
+from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
 
 PATH = SANDBOX_PATH
 MAX_CALLS = replay.MAX_CALLS  # the kit stops a record run once the stub has seen more calls than this

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import takehomes
-from gradelib.gateway import Gateway
-from gradelib.modelstub import ModelStub
 from gradelib.sandbox import Sandbox
+from gradelib.takehomes.payments.gateway import Gateway
 from gradelib.takehomes.replay import ReplayGrading
+from gradelib.takehomes.replay.modelstub import ModelStub
 
 TRIVIAL_CELL = "x = 1"
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
@@ -147,8 +147,8 @@ def _stub_service() -> Any:
 
 
 def _gateway_service() -> Any:
-    from gradelib.clientruns import GATEWAY_ENV, GATEWAY_PORT
     from gradelib.sandbox import Service
+    from gradelib.takehomes.payments.clientruns import GATEWAY_ENV, GATEWAY_PORT
 
     return Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)
 
@@ -197,7 +197,7 @@ def import_cell(takehome: str) -> str:
 
 def kernel_unit(takehome_names: tuple[str, ...] = ("replay", "payments"), repeat: int = 3) -> dict[str, Any]:
     """One papermill run through the kit's execute() (IPC kernel): a trivial cell, and each notebook's imports."""
-    from gradelib.execute import execute
+    from gradelib.batch.execute import execute
 
     with tempfile.TemporaryDirectory(prefix="gradelib-bench-nb-") as tmp:
         folder = Path(tmp)
@@ -221,7 +221,7 @@ def kernel_unit(takehome_names: tuple[str, ...] = ("replay", "payments"), repeat
 
 def export_unit(notebook: Path, repeat: int = 3) -> dict[str, float]:
     """export_html on an executed report: the first call (imports nbconvert) and warm ones."""
-    from gradelib.execute import export_html
+    from gradelib.batch.execute import export_html
 
     with tempfile.TemporaryDirectory(prefix="gradelib-bench-html-") as tmp:
         copy = Path(tmp) / notebook.name
@@ -241,7 +241,7 @@ import gradelib.batch
 t1 = time.perf_counter()
 import papermill
 t2 = time.perf_counter()
-from gradelib.execute import execute, export_html
+from gradelib.batch.execute import execute, export_html
 execute(trivial, out, {})
 t3 = time.perf_counter()
 execute(trivial, out, {})

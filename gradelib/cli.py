@@ -10,25 +10,21 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gradelib import (
-    batch,
-    demo,
-    gateway,
-    gradebook_io,
-    handout,
-    ingest,
-    modelstub,
-    render,
-    summary,
-    takehomes,
-    worklist,
-)
+from gradelib import batch, takehomes
 from gradelib.batch import GradeOutcome
+from gradelib.cohort import demo, summary
+from gradelib.display import render
 from gradelib.environment import InstallSettings
 from gradelib.environment.fetch import fetch
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook
-from gradelib.rubric import load_rubric
+from gradelib.gradebook import exchange as gradebook_io
+from gradelib.intake import ingest
+from gradelib.review import worklist
+from gradelib.review.rubric import load_rubric
+from gradelib.takehomes import handout
+from gradelib.takehomes.payments import gateway
+from gradelib.takehomes.replay import modelstub
 
 
 def _install_options(parser: argparse.ArgumentParser) -> None:

@@ -9,10 +9,12 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from gradelib import ingest, render, takehomes
+from gradelib import takehomes
+from gradelib.display import render
 from gradelib.errors import GradelibError
+from gradelib.intake import ingest
 from gradelib.result import LineResult, Report
-from gradelib.rubric import Rubric, default_rubric, load_rubric
+from gradelib.review.rubric import Rubric, default_rubric, load_rubric
 
 
 class NotebookGrading:
@@ -84,8 +86,8 @@ class NotebookGrading:
 
         With `report`, the kit's lines are this notebook's fresh results, not the gradebook's last run.
         """
-        from gradelib import review
         from gradelib.gradebook import Gradebook
+        from gradelib.review import panel as review
 
         with Gradebook(Path(gradebook)) as book:
             row = book.submission_by_label(self.takehome, self.name) or book.submission(self.takehome, self.name)

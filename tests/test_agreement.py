@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from gradelib.agreement import (
+from gradelib.cohort.agreement import (
     ALL_AGREE,
     TOO_LITTLE,
     Metric,

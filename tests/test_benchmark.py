@@ -16,7 +16,8 @@ from types import ModuleType
 
 import pytest
 
-from gradelib import ingest, takehomes
+from gradelib import takehomes
+from gradelib.intake import ingest
 from tests.conftest import ROOT, SAMPLES
 
 BENCHMARKS = ROOT / "benchmarks"

@@ -31,8 +31,8 @@ from conftest import SAMPLES, processes_matching
 
 from gradelib import batch
 from gradelib.gradebook import Gradebook
-from gradelib.review import ENV_HEADLESS, ENV_REVIEWER, SAVE_LABEL
-from gradelib.rubric import default_rubric
+from gradelib.review.panel import ENV_HEADLESS, ENV_REVIEWER, SAVE_LABEL
+from gradelib.review.rubric import default_rubric
 
 pytestmark = pytest.mark.e2e
 

@@ -13,12 +13,13 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from gradelib import agreement, cohortcharts, demo
-from gradelib import gradebook as gradebook_module
-from gradelib.cohort import Cohort, export_table, load, styled, tables_view
+from gradelib.cohort import agreement, demo
+from gradelib.cohort import charts as cohortcharts
+from gradelib.cohort.table import Cohort, export_table, load, styled, tables_view
+from gradelib.display.render import Html
 from gradelib.errors import GradelibError
 from gradelib.gradebook import Gradebook
-from gradelib.render import Html
+from gradelib.gradebook import store as gradebook_module
 
 HOSTILE = "erin<script>alert(1)</script>"
 HOSTILE_ERROR = '<img src=x onerror="alert(2)"> broke the kit\nsecond line'

@@ -1,4 +1,4 @@
-"""Unit tests for gradelib.connlog: connections and opened files read from strace logs."""
+"""Unit tests for gradelib.sandbox.connlog: connections and opened files read from strace logs."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gradelib.connlog import Connection, network_only, parse_connections, parse_opened
+from gradelib.sandbox.connlog import Connection, network_only, parse_connections, parse_opened
 
 # Lines as `strace -f -qq -o LOG` writes them (strace 6.x), with the noise a real run has around them;
 # a trailing backslash joins a line that is too long for the source file.

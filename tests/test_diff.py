@@ -1,4 +1,4 @@
-"""Unit tests for gradelib.diff: text diff, JSON-path diff and likely cause."""
+"""Unit tests for gradelib.takehomes.replay.diff: text diff, JSON-path diff and likely cause."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 from golden_util import assert_golden
 
-from gradelib.diff import (
+from gradelib.takehomes.replay.diff import (
     PathChange,
     compare,
     json_changes,

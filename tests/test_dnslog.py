@@ -1,4 +1,4 @@
-"""Unit tests for gradelib.dnslog: the sinkhole DNS responder, packet by packet and on a socket."""
+"""Unit tests for gradelib.sandbox.dnslog: the sinkhole DNS responder, packet by packet and on a socket."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from gradelib.dnslog import DnsLog
+from gradelib.sandbox.dnslog import DnsLog
 
 SINKHOLE = ipaddress.ip_network("192.0.2.0/24")
 QTYPE_A, QTYPE_AAAA, QCLASS_IN = 1, 28, 1

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
-from gradelib import ingest
 from gradelib.environment import Environment, InstallSettings, prepare
+from gradelib.intake import ingest
 from gradelib.sandbox import Sandbox
 
 pytestmark = pytest.mark.e2e

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradelib.errorline import error_line, first_error_line, last_word
+from gradelib.display.errorline import error_line, first_error_line, last_word
 
 PY_IMPORT = """\
 Traceback (most recent call last):

@@ -1,4 +1,4 @@
-"""Unit tests for gradelib.fixtures: cassette shapes, standouts and late edits in git history."""
+"""Unit tests for gradelib.takehomes.replay.fixtures: cassette shapes, standouts and late edits in git history."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from gradelib.fixtures import GIT_LOG_ARGV, LateEdit, Shape, Standout, late_edits, shape_of, standouts
+from gradelib.takehomes.replay.fixtures import GIT_LOG_ARGV, LateEdit, Shape, Standout, late_edits, shape_of, standouts
 
 LABELS = ["billing", "bug", "account", "feature_request", "other"]
 

@@ -22,10 +22,10 @@ from typing import Any
 
 import pytest
 
-from gradelib import gateway as gateway_module
 from gradelib.errors import ScenarioError
-from gradelib.gateway import Gateway, GatewayCounts, main
-from gradelib.scenarios import Scenario, Step, load_scenarios
+from gradelib.takehomes.payments import gateway as gateway_module
+from gradelib.takehomes.payments.gateway import Gateway, GatewayCounts, main
+from gradelib.takehomes.payments.scenarios import Scenario, Step, load_scenarios
 
 PAYMENTS = resources.files("gradelib.takehomes").joinpath("payments")
 ALWAYS_OK = Scenario("ok", "every request succeeds", (Step(200),))
@@ -398,7 +398,7 @@ def _started(process: subprocess.Popen[str], prefix: str) -> int:
 
 def test_main_logs_requests_and_prints_counts_on_sigint() -> None:
     process = subprocess.Popen(
-        [sys.executable, "-m", "gradelib.gateway", "--scenario", "outage", "--port", "0"],
+        [sys.executable, "-m", "gradelib", "gateway", "--scenario", "outage", "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from gradelib import gradebook
 from gradelib.errors import CommentRequired, GradebookError, ScoreRejected
 from gradelib.gradebook import DEFAULT_PATH, SCHEMA_VERSION, Gradebook, ScoreEntry
-from gradelib.gradebook_io import ImportResult, csv_paths, export, import_scores
+from gradelib.gradebook import store as gradebook
+from gradelib.gradebook.exchange import ImportResult, csv_paths, export, import_scores
 from gradelib.result import LineResult, Report
 
 KIT = "0.1.0"

@@ -37,8 +37,9 @@ from typing import Any
 import pytest
 from conftest import ROOT, processes_matching
 
-from gradelib import batch, ingest
+from gradelib import batch
 from gradelib.gradebook import FINISHED_STATUSES, Gradebook
+from gradelib.intake import ingest
 from gradelib.result import Report
 from gradelib.sandbox import Limits, tool
 from gradelib.takehomes import replay

@@ -1,4 +1,4 @@
-"""Unit tests for gradelib.ingest: folders, archives and bundles in; unsafe archives refused."""
+"""Unit tests for gradelib.intake.ingest: folders, archives and bundles in; unsafe archives refused."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from gradelib import ingest
 from gradelib.errors import SubmissionError
+from gradelib.intake import ingest
 
 RUN_SH = b"#!/bin/sh\npython3 src/main.py\n"
 MAIN_PY = b"print('hello')\n"

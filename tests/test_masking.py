@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gradelib.masking import mask, mask_data
+from gradelib.sandbox.masking import mask, mask_data
 
 ROOT = "/tmp/gradelib-abc123"
 COPY = f"{ROOT}/05-missing-fixture/submission"

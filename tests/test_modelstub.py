@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from gradelib.errors import SubmissionError
-from gradelib.modelstub import LABELS, ModelStub, StubMode, load_tickets, main, packaged_tickets
+from gradelib.takehomes.replay.modelstub import LABELS, ModelStub, StubMode, load_tickets, main, packaged_tickets
 
 TICKETS = packaged_tickets()
 PROMPT = (

@@ -10,10 +10,14 @@ import pytest
 from conftest import write_tree
 from matplotlib.figure import Figure
 
-from gradelib import charts, safetext
-from gradelib.clientruns import find_tests, parse_result, seed_for, tap_summary
-from gradelib.gateway import GatewayRequest
-from gradelib.keyscope import (
+from gradelib.display import safetext
+from gradelib.result import LineResult, Report
+from gradelib.review.rubric import default_rubric
+from gradelib.takehomes import payments
+from gradelib.takehomes.payments import PaymentsGrading, charts, tier_rows
+from gradelib.takehomes.payments.clientruns import find_tests, parse_result, seed_for, tap_summary
+from gradelib.takehomes.payments.gateway import GatewayRequest
+from gradelib.takehomes.payments.keyscope import (
     classify_key_scope,
     draft_diff,
     draft_lines_kept,
@@ -22,13 +26,9 @@ from gradelib.keyscope import (
     least_gaps,
     same_key_after_restart,
 )
-from gradelib.notehints import find_hints
-from gradelib.result import LineResult, Report
-from gradelib.rubric import default_rubric
-from gradelib.takehomes import payments
-from gradelib.takehomes.payments import PaymentsGrading, tier_rows
+from gradelib.takehomes.payments.notehints import find_hints
 
-DRAFT = Path(payments.__file__).parent / "payments" / "draft" / "checkout.mjs"
+DRAFT = Path(payments.__file__).parent / "draft" / "checkout.mjs"
 
 
 def request(index: int, key: str | None, time: float = 0.0, status: int | None = 200) -> GatewayRequest:

@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 from conftest import ROOT, write_tree
 
-from gradelib import cli, clientruns
+from gradelib import cli
 from gradelib.result import Report
 from gradelib.takehomes import payments
+from gradelib.takehomes.payments import clientruns
 
 pytestmark = [
     pytest.mark.e2e,

@@ -19,9 +19,9 @@ import pytest
 from conftest import SAMPLES, write_tree
 
 from gradelib import cli
-from gradelib.modelstub import packaged_tickets
 from gradelib.result import Report
 from gradelib.takehomes import replay
+from gradelib.takehomes.replay.modelstub import packaged_tickets
 
 pytestmark = pytest.mark.e2e
 AMARA = SAMPLES / "replay" / "amara-okafor"

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 
-from gradelib import cli, ingest
+from gradelib import cli
+from gradelib.intake import ingest
 from gradelib.result import Report
 from gradelib.sandbox import Limits
 from gradelib.takehomes import replay
@@ -169,8 +170,8 @@ def test_live_rerecord_spot_checks_one_fixture_against_the_reviewers_endpoint(tm
     """A real second endpoint (another stub on loopback, outside the sandbox) plays the live model."""
     import socket
 
-    from gradelib.liverecord import LiveEndpoint
-    from gradelib.modelstub import ModelStub, packaged_tickets
+    from gradelib.takehomes.replay.liverecord import LiveEndpoint
+    from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
 
     committed = json.loads((REPLAY_SAMPLES / "amara-okafor" / "out" / "answers.json").read_text())
     labels = {row["id"]: row["label"] for row in committed}

@@ -10,11 +10,11 @@ from typing import Any
 import ipywidgets as widgets
 import pytest
 
-from gradelib import review
+from gradelib.display.render import Html
 from gradelib.gradebook import Gradebook
-from gradelib.render import Html
 from gradelib.result import LineResult, Report
-from gradelib.review import (
+from gradelib.review import panel as review
+from gradelib.review.panel import (
     ENV_HEADLESS,
     ENV_REVIEWER,
     REVIEWER_NEEDED,
@@ -25,7 +25,7 @@ from gradelib.review import (
     save_scores,
     scoring_panel,
 )
-from gradelib.rubric import Rubric, default_rubric, load_rubric
+from gradelib.review.rubric import Rubric, default_rubric, load_rubric
 
 NAME = "kemi-adeyemi"
 OTHER = "amara-okafor"

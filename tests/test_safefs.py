@@ -1,4 +1,4 @@
-"""Unit tests for gradelib.safefs: copying, chowning, reading and listing candidate files."""
+"""Unit tests for gradelib.sandbox.safefs: copying, chowning, reading and listing candidate files."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from gradelib import safefs
 from gradelib.errors import SubmissionError, UnsafeFile
+from gradelib.sandbox import safefs
 
 PASSWD = Path("/etc/passwd")
 

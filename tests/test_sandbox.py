@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, processes_matching, write_tree
 
-from gradelib import ingest
+from gradelib.intake import ingest
 from gradelib.sandbox import ENV_FORCE_NO_NAMESPACES, TAIL_BYTES, Limits, Sandbox, Service, tool
 
 NETWORK_SCRIPT = """
@@ -305,7 +305,7 @@ def test_strace_is_available_for_connection_logging() -> None:
 def test_run_sh_without_exec_bit_runs_through_bash(tmp_path: Path) -> None:
     sub = write_tree(tmp_path / "s", {"go.txt": "x"})
     (sub / "run.sh").write_text(textwrap.dedent("echo mode=$1\n"))
-    from gradelib.takehomes.replay import _command
+    from gradelib.takehomes.replay.grading import _command
 
     with Sandbox(sub) as box:
         copy = box.copy("a")

@@ -11,11 +11,12 @@ import pytest
 from conftest import SAMPLES
 from matplotlib.figure import Figure
 
-from gradelib import batch, cohortcharts
-from gradelib.cohort import load
-from gradelib.demo import seed_demo_scores
+from gradelib import batch
+from gradelib.cohort import charts as cohortcharts
+from gradelib.cohort.demo import seed_demo_scores
+from gradelib.cohort.summary import run_summary
+from gradelib.cohort.table import load
 from gradelib.errors import GradelibError
-from gradelib.summary import run_summary
 
 pytestmark = pytest.mark.e2e
 CHART_COPIES = Path("/tmp/gradelib-charts")  # for a human to look at once

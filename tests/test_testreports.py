@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from gradelib.testreports import (
+from gradelib.takehomes.payments.testreports import (
     CaseResult,
     detect_runner,
     parse_human,

@@ -1,10 +1,10 @@
-"""Unit tests for gradelib.volatile: key names, values, and whole-document scans."""
+"""Unit tests for gradelib.takehomes.replay.volatile: key names, values, and whole-document scans."""
 
 from __future__ import annotations
 
 import pytest
 
-from gradelib.volatile import (
+from gradelib.takehomes.replay.volatile import (
     VolatileFinding,
     classify_key,
     classify_value,

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from gradelib import safefs
 from gradelib.errors import UnsafeFile
+from gradelib.sandbox import safefs
 
 Ecosystem = Literal["python", "node"]
 

@@ -6,10 +6,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gradelib import ingest
 from gradelib.environment.prepared import Environment, prepare
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import SubmissionError
+from gradelib.intake import ingest
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,66 @@
+"""Run the cohort summary notebook with papermill: reports/summary.ipynb and the HTML report beside it."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+from gradelib.batch.execute import execute, export_html
+from gradelib.cohort.table import Filters
+from gradelib.errors import GradelibError
+from gradelib.gradebook import DEFAULT_PATH
+
+SUMMARY_NOTEBOOK = Path(__file__).resolve().parent / "summary.ipynb"  # package data
+SUMMARY_NAME = "summary.ipynb"
+
+
+class SummaryFailed(GradelibError):
+    """The summary notebook stopped on an error; the executed notebook (and its HTML) are kept as evidence."""
+
+    def __init__(self, notebook: Path, error: str) -> None:
+        super().__init__(f"the summary notebook failed ({error}); see {notebook}")
+        self.notebook = notebook
+        self.error = error
+
+
+def run_summary(
+    reports_dir: str | Path = DEFAULT_PATH.parent,
+    gradebook: str | Path | None = None,
+    *,
+    takehome: str | None = None,
+    reviewer: str | None = None,
+    graded_from: str | date | None = None,
+    graded_to: str | date | None = None,
+) -> Path:
+    """Execute the summary notebook into `reports_dir`/summary.ipynb and export summary.html; return the HTML path.
+
+    `gradebook` defaults to `reports_dir`/gradebook.sqlite. The filters select what every
+    table and chart shows: one take-home, the submissions one reviewer scored, and the
+    UTC dates (YYYY-MM-DD, inclusive) of the kit's latest grading run. The notebook also
+    writes summary.csv beside the HTML.
+
+    Raises GradelibError when the gradebook is missing or a date is unreadable (before any
+    kernel starts), and SummaryFailed when a cell fails (the notebook and HTML are kept).
+    """
+    reports = Path(reports_dir).resolve()
+    book = Path(gradebook).resolve() if gradebook else reports / DEFAULT_PATH.name
+    if not book.is_file():
+        raise GradelibError(f"no gradebook at {book}: grade the cohort first (gradelib grade)")
+    filters = Filters.parse(takehome, reviewer, graded_from, graded_to)  # fails fast on a bad date
+    reports.mkdir(parents=True, exist_ok=True)
+    target = reports / SUMMARY_NAME
+    parameters = {
+        "gradebook": str(book),
+        "reports_dir": str(reports),
+        "takehome": filters.takehome,
+        "reviewer": filters.reviewer,
+        "graded_from": filters.graded_from.isoformat() if filters.graded_from else None,
+        "graded_to": filters.graded_to.isoformat() if filters.graded_to else None,
+    }
+    error = execute(SUMMARY_NOTEBOOK, target, parameters)
+    html = export_html(target)
+    if error is not None:
+        raise SummaryFailed(target, error)
+    if html is None:
+        raise SummaryFailed(target, "the executed notebook was not written")
+    return html

@@ -1,0 +1,410 @@
+"""The cohort table: every submission's line scores from the gradebook, with filters, flags and report links.
+
+The summary is where blind labels are resolved: the table shows the candidate's name
+beside "Submission #3". A line's score is the reviewers' consensus where any reviewer
+scored it, the mean of their current values mapped to points (a tier to its rubric
+points), else the kit's points; a `<line>_source` column says which ("reviewers",
+"kit", or "none" while the line awaits a human). A total is shown only when every
+line has a score: a partial sum would read as a final one.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+from urllib.parse import quote
+
+import pandas as pd
+from pandas.io.formats.style import Styler
+
+from gradelib.cohort.agreement import LineKey, Rating
+from gradelib.display.render import STYLE, Html, esc
+from gradelib.errors import GradelibError, RubricError, UnknownTakehome
+from gradelib.gradebook import DEFAULT_PATH, Gradebook, LineRow, RunRow, ScoreEntry, SubmissionRow
+from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
+
+KIT_ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout, when the kit runs from one
+CSV_NAME = "summary.csv"
+SOURCE_SUFFIX = "_source"
+FROM_REVIEWERS, FROM_KIT, NO_SCORE = "reviewers", "kit", "none"
+NOT_GRADED = "not graded"
+FIRST_COLUMNS = ("takehome", "submission", "name", "graded", "status")
+LAST_COLUMNS = ("total", "max_total", "reviewers", "errors", "unverified", "awaiting_review", "flags", "report")
+SOURCE_CSS = {FROM_REVIEWERS: "font-weight:bold", FROM_KIT: "color:#57606a;font-style:italic", NO_SCORE: ""}
+FLAG_CSS = "color:#cf222e"
+CAPTION_CSS = "caption-side: bottom; text-align: left; font-size: 85%; color: #57606a"
+NOWRAP_COLUMNS = ("submission", "name", "graded")
+COUNT_COLUMNS = ("errors", "unverified", "awaiting_review")
+HIDDEN_IN_VIEW = ("status", *COUNT_COLUMNS)  # the flags text says the same; the CSV keeps them for sorting
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run these as formulas
+MAX_ERROR_CHARS = 120
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which part of the gradebook the summary shows; every table, chart and figure uses the same selection.
+
+    takehome: one take-home. reviewer: only the submissions this reviewer scored (all
+    reviewers' scores on them count, so calibration still compares them with the panel).
+    graded_from / graded_to: inclusive UTC dates of the kit's latest grading run.
+    """
+
+    takehome: str | None = None
+    reviewer: str | None = None
+    graded_from: date | None = None
+    graded_to: date | None = None
+
+    @classmethod
+    def parse(
+        cls,
+        takehome: str | None = None,
+        reviewer: str | None = None,
+        graded_from: str | date | None = None,
+        graded_to: str | date | None = None,
+    ) -> Filters:
+        """Filters from notebook or CLI parameters: blank means no filter, dates as YYYY-MM-DD."""
+        return cls(
+            (takehome or "").strip() or None,
+            (reviewer or "").strip() or None,
+            _date(graded_from, "graded_from"),
+            _date(graded_to, "graded_to"),
+        )
+
+    def describe(self) -> str:
+        """The selection in words."""
+        parts = [f"take-home {self.takehome}" if self.takehome else "every take-home"]
+        if self.reviewer:
+            parts.append(f"submissions {self.reviewer} scored")
+        if self.graded_from or self.graded_to:
+            parts.append(f"graded {self.graded_from or '...'} to {self.graded_to or '...'}")
+        return ", ".join(parts)
+
+    def graded_in_range(self, graded: date | None) -> bool:
+        """Whether a grading date passes the date filters (no date passes only when there are none)."""
+        if self.graded_from is None and self.graded_to is None:
+            return True
+        if graded is None:
+            return False
+        return (self.graded_from is None or graded >= self.graded_from) and (
+            self.graded_to is None or graded <= self.graded_to
+        )
+
+
+def _date(value: str | date | None, what: str) -> date | None:
+    if isinstance(value, datetime):
+        return value.date()
+    if value is None or isinstance(value, date):
+        return value
+    text = str(value).strip()
+    if not text:
+        return None
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise GradelibError(f"{what}: {value!r} is not a date like 2026-03-02") from None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One submission as the summary sees it."""
+
+    submission: SubmissionRow
+    run: RunRow | None  # the latest graded run, else the latest run of any status
+    lines: Mapping[str, LineRow]  # the kit's results of that run, by line id
+    scores: Mapping[tuple[str, str], ScoreEntry]  # (line_id, reviewer) -> current entry
+    report: str | None  # the HTML report, relative to the summary's folder
+
+    @property
+    def graded(self) -> date | None:
+        """The UTC date the run finished."""
+        finished = self.run.finished_at if self.run else None
+        return datetime.fromisoformat(finished).astimezone(UTC).date() if finished else None
+
+
+@dataclass(frozen=True)
+class Cohort:
+    """The selected submissions, their rubric lines, the table and the reviewer ratings behind it."""
+
+    gradebook: Path
+    reports_dir: Path
+    filters: Filters
+    entries: tuple[Entry, ...]
+    rubric_lines: Mapping[str, tuple[RubricLine, ...]] = field(compare=False)
+    table: pd.DataFrame = field(compare=False, repr=False)
+    ratings: tuple[Rating, ...] = field(compare=False, repr=False)
+
+    @property
+    def titles(self) -> dict[LineKey, str]:
+        """(takehome, line_id) -> title, every line of every take-home shown, in rubric order."""
+        return {(t, line.id): line.title for t, lines in self.rubric_lines.items() for line in lines}
+
+    def header(self) -> Html:
+        """What is selected: gradebook, filters, counts."""
+        counts = ", ".join(f"{t}: {sum(e.submission.takehome == t for e in self.entries)}" for t in self.rubric_lines)
+        reviewers = sorted({r.reviewer for r in self.ratings})
+        body = (
+            f"<b>Cohort summary</b>: {esc(self.filters.describe())}<br>gradebook <code>{esc(self.gradebook)}</code>"
+            f"<br>{len(self.entries)} submission(s) ({esc(counts or 'none')}); {len(self.ratings)} current reviewer"
+            f" score(s) from {len(reviewers)} reviewer(s) ({esc(', '.join(reviewers) or 'none yet')})"
+        )
+        if not self.entries:
+            body += "<br><i>No submission matches this selection.</i>"
+        return Html(f'{STYLE}<div class="gl-card">{body}</div>', f"{self.filters.describe()}: {len(self.entries)}")
+
+
+def resolve(path: str | Path) -> Path:
+    """A path as given, else under the kit's checkout (a notebook opened live runs in notebooks/)."""
+    given = Path(path).expanduser()
+    if given.is_absolute() or given.exists() or not (KIT_ROOT / given).exists():
+        return given
+    return KIT_ROOT / given
+
+
+def load(
+    gradebook: str | Path = DEFAULT_PATH,
+    reports_dir: str | Path | None = None,
+    *,
+    takehome: str | None = None,
+    reviewer: str | None = None,
+    graded_from: str | date | None = None,
+    graded_to: str | date | None = None,
+    rubrics: Mapping[str, Rubric] | None = None,
+) -> Cohort:
+    """Read the gradebook (one consistent snapshot) into a Cohort; reports_dir defaults to the gradebook's folder."""
+    filters = Filters.parse(takehome, reviewer, graded_from, graded_to)
+    path = resolve(gradebook)
+    if not path.is_file():
+        raise GradelibError(f"no gradebook at {path}: grade the cohort first (gradelib grade)")
+    reports = resolve(reports_dir) if reports_dir else path.parent
+    entries: list[Entry] = []
+    with Gradebook(path) as book, book.snapshot():
+        for row in book.submissions(filters.takehome):
+            run = book.latest_run(row.takehome, row.name, graded_only=True) or book.latest_run(row.takehome, row.name)
+            lines = {line.line_id: line for line in book.lines(run.id)} if run and run.status == "graded" else {}
+            scores = book.current_scores(row.takehome, row.name)
+            entry = Entry(row, run, lines, scores, _report_link(run, row.takehome, reports))
+            if filters.graded_in_range(entry.graded) and (
+                filters.reviewer is None or any(who == filters.reviewer for _, who in scores)
+            ):
+                entries.append(entry)
+    rubric_lines = {
+        t: _rubric_lines(t, rubrics, entries) for t in dict.fromkeys(e.submission.takehome for e in entries)
+    }
+    ratings = tuple(r for e in entries for r in _ratings(e, rubric_lines[e.submission.takehome]))
+    table = cohort_table(entries, rubric_lines)
+    return Cohort(path, reports, filters, tuple(entries), rubric_lines, table, ratings)
+
+
+def _rubric_lines(
+    takehome: str, rubrics: Mapping[str, Rubric] | None, entries: Sequence[Entry]
+) -> tuple[RubricLine, ...]:
+    """The take-home's rubric lines; for one the kit does not ship, the lines its runs reported."""
+    if rubrics and takehome in rubrics:
+        return rubrics[takehome].lines
+    try:
+        return default_rubric(takehome).lines
+    except (UnknownTakehome, RubricError):
+        seen: dict[str, float | None] = {}
+        for entry in entries:
+            if entry.submission.takehome == takehome:
+                for line in entry.lines.values():
+                    seen.setdefault(line.line_id, line.max_points)
+        return tuple(RubricLine(id=line_id, title=line_id, weight=maximum) for line_id, maximum in seen.items())
+
+
+def _report_link(run: RunRow | None, takehome: str, reports: Path) -> str | None:
+    """The run's HTML report relative to reports/ (URL-quoted), or None when there is none."""
+    if run is None or not run.html:
+        return None
+    stored = Path(run.html)
+    candidates = [stored] if stored.is_absolute() else [Path.cwd() / stored, KIT_ROOT / stored]
+    candidates.append(reports / takehome / stored.name)
+    found = next((path for path in candidates if path.is_file()), candidates[-1])
+    return quote(Path(os.path.relpath(found.resolve(), reports.resolve())).as_posix())
+
+
+def value_points(line: RubricLine, value: str) -> float | None:
+    """A reviewer's value on a line as points: a tier's rubric points (scaled to a weight), or the number."""
+    if line.tiers:
+        if value not in line.tier_points:
+            return None
+        top = max(line.tier_points.values())
+        points = line.tier_points[value]
+        return line.weight * points / top if line.weight is not None and top else points
+    try:
+        points = float(value)
+    except ValueError:
+        return None
+    return points if math.isfinite(points) else None
+
+
+def _ratings(entry: Entry, lines: Sequence[RubricLine]) -> list[Rating]:
+    by_id = {line.id: line for line in lines}
+    ratings = []
+    for (line_id, reviewer), score in sorted(entry.scores.items()):
+        line = by_id.get(line_id)
+        points = value_points(line, score.value) if line else None
+        if line is None or points is None:
+            continue  # a line the rubric no longer has, or a value it cannot score
+        sub = entry.submission
+        ratings.append(
+            Rating(
+                sub.takehome,
+                sub.name,
+                sub.blind_label,
+                line_id,
+                reviewer,
+                score.value,
+                points,
+                line.max_points,
+                "ordinal" if line.tiers else "interval",
+                score.comment,
+                entry.report,
+            )
+        )
+    return ratings
+
+
+def _needs_human(kit: LineRow | None) -> bool:
+    return kit is None or kit.outcome in UNDECIDED or kit.points is None
+
+
+def _row(entry: Entry, lines: Sequence[RubricLine]) -> dict[str, Any]:
+    sub, run = entry.submission, entry.run
+    graded = entry.graded
+    row: dict[str, Any] = {
+        "takehome": sub.takehome,
+        "submission": sub.blind_label,
+        "name": sub.name,
+        "graded": graded.isoformat() if graded else None,
+        "status": run.status if run else NOT_GRADED,
+    }
+    counts = {"errors": 0, "unverified": 0, "awaiting_review": 0}
+    scored = 0
+    for line in lines:
+        kit = entry.lines.get(line.id)
+        given = [value_points(line, s.value) for (lid, _), s in entry.scores.items() if lid == line.id]
+        known = [points for points in given if points is not None]
+        if known:
+            row[line.id], row[line.id + SOURCE_SUFFIX] = fmean(known), FROM_REVIEWERS
+        elif kit is not None and kit.points is not None:
+            row[line.id], row[line.id + SOURCE_SUFFIX] = kit.points, FROM_KIT
+        else:
+            row[line.id], row[line.id + SOURCE_SUFFIX] = math.nan, NO_SCORE
+        scored += not math.isnan(row[line.id])
+        counts["errors"] += kit is not None and kit.outcome == "error"
+        counts["unverified"] += kit is not None and kit.outcome == "unverified"
+        counts["awaiting_review"] += _needs_human(kit) and not known
+    graded_run = run is not None and run.status == "graded"
+    maxima = [line.max_points for line in lines if line.max_points is not None]
+    complete = graded_run and bool(lines) and scored == len(lines)
+    row["total"] = float(sum(row[line.id] for line in lines)) if complete else math.nan
+    row["max_total"] = float(sum(maxima)) if maxima else math.nan
+    row["reviewers"] = ", ".join(sorted({who for _, who in entry.scores}))
+    row.update(counts if graded_run else dict.fromkeys(counts, 0))
+    row["flags"] = _flags(run, counts)
+    row["report"], row["_blind"] = entry.report, sub.blind_number
+    return row
+
+
+def _flags(run: RunRow | None, counts: Mapping[str, int]) -> str:
+    if run is None or run.status != "graded":
+        why = f": {run.error.splitlines()[0][:MAX_ERROR_CHARS]}" if run and run.error else ""
+        return f"run {run.status}{why}" if run else NOT_GRADED
+    words = {"errors": "kit error(s)", "unverified": "unverified", "awaiting_review": "awaiting review"}
+    return ", ".join(f"{counts[key]} {word}" for key, word in words.items() if counts[key])
+
+
+def cohort_table(entries: Sequence[Entry], rubric_lines: Mapping[str, Sequence[RubricLine]]) -> pd.DataFrame:
+    """One row per (takehome, submission): line scores, totals, flags, report link; best totals first."""
+    rows = [_row(e, rubric_lines.get(e.submission.takehome, ())) for e in entries]
+    line_ids = list(dict.fromkeys(line.id for lines in rubric_lines.values() for line in lines))
+    columns = [*FIRST_COLUMNS, *line_ids, *LAST_COLUMNS, *(line_id + SOURCE_SUFFIX for line_id in line_ids)]
+    frame = pd.DataFrame(rows, columns=[*columns, "_blind"])
+    frame["_order"] = frame["takehome"].map({t: i for i, t in enumerate(rubric_lines)})
+    keys, ascending = ["_order", "total", "_blind"], [True, False, True]
+    frame = frame.sort_values(keys, ascending=ascending, na_position="last", kind="stable")
+    return frame[columns].reset_index(drop=True)
+
+
+def line_columns(table: pd.DataFrame) -> list[str]:
+    """The table's rubric line columns, in order."""
+    return [c for c in table.columns if f"{c}{SOURCE_SUFFIX}" in table.columns]
+
+
+def styled(table: pd.DataFrame, sort_by: str | None = None, ascending: bool = False) -> Styler:
+    """The table as a Styler: names and messages escaped, reviewer scores bold, the kit's grey, flags red.
+
+    Status and the flag counts are hidden (the flags text says the same); `sort_by` any column.
+    """
+    if sort_by:
+        table = table.sort_values(sort_by, ascending=ascending, na_position="last", kind="stable")
+    lines = line_columns(table)
+    shown = table.drop(columns=[c + SOURCE_SUFFIX for c in lines])
+
+    def colours(frame: pd.DataFrame) -> pd.DataFrame:
+        css = pd.DataFrame("", index=frame.index, columns=frame.columns)
+        for column in lines:
+            css[column] = table[column + SOURCE_SUFFIX].map(SOURCE_CSS).fillna("")
+        css["flags"] = [FLAG_CSS if flag else "" for flag in frame["flags"]]
+        return css
+
+    styler = shown.style.format(precision=1, na_rep="-", escape="html").hide(axis="index")
+    styler = styler.format(_report_cell, subset=["report"], escape="html", na_rep="")
+    styler = styler.format("{:.0f}", subset=["max_total", *COUNT_COLUMNS], na_rep="-")
+    styler = styler.format_index(escape="html", axis=1).hide(subset=list(HIDDEN_IN_VIEW), axis="columns")
+    styler = styler.apply(colours, axis=None).set_properties(subset=list(NOWRAP_COLUMNS), **{"white-space": "nowrap"})
+    styler = styler.set_table_styles([{"selector": "caption", "props": CAPTION_CSS}])
+    return styler.set_caption(
+        "Bold: the reviewers' consensus (mean of their current scores); grey italic: the kit's; -: no score yet."
+    )
+
+
+def tables_view(cohort: Cohort) -> Html:
+    """One styled table per take-home, each with only its own rubric lines (a single table gets too wide)."""
+    if cohort.table.empty:
+        return Html(f'{STYLE}<div class="gl-card"><i>No submission matches this selection.</i></div>', "empty")
+    parts, text = [], []
+    for takehome, lines in cohort.rubric_lines.items():
+        others = [c for c in line_columns(cohort.table) if c not in {line.id for line in lines}]
+        part = cohort.table[cohort.table.takehome == takehome]
+        part = part.drop(columns=["takehome", *others, *(c + SOURCE_SUFFIX for c in others)])
+        parts.append(f"<h3>{esc(takehome)}</h3>{styled(part).to_html()}")
+        text.append(f"{takehome}: {len(part)} submission(s)")
+    return Html("".join(parts), "\n".join(text))
+
+
+def _report_cell(link: Any) -> str:
+    return f'<a href="{link}">report</a>' if isinstance(link, str) and link else ""  # already escaped by Styler
+
+
+def export_table(table: pd.DataFrame, reports_dir: str | Path) -> Path:
+    """Write the table as CSV beside the summary (formula-like text defused); returns the CSV path."""
+    target = Path(reports_dir) / CSV_NAME
+    target.parent.mkdir(parents=True, exist_ok=True)
+    safe = table.copy()
+    for column in safe.columns:
+        if not pd.api.types.is_numeric_dtype(safe[column]):
+            safe[column] = safe[column].map(_defuse)
+    safe.to_csv(target, index=False)
+    return target
+
+
+def _defuse(value: Any) -> Any:
+    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value
+
+
+def export_note(cohort: Cohort) -> Html:
+    """Export the cohort table as CSV into the reports folder and link to it."""
+    path = export_table(cohort.table, cohort.reports_dir)
+    return Html(
+        f'{STYLE}<div class="gl-card">{len(cohort.table)} row(s) written to <a href="{esc(path.name)}">'
+        f"<code>{esc(path)}</code></a></div>",
+        str(path),
+    )

@@ -1,0 +1,1 @@
+"""Submissions in: folders and archives unpacked safely, content digests, staging a batch."""

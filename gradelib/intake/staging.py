@@ -1,0 +1,77 @@
+"""Plan a batch: find submissions, unpack each once into a staging folder, name it (blind or not)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from gradelib import takehomes
+from gradelib.errors import GradelibError, SubmissionError
+from gradelib.intake import ingest
+
+STAGING = ".staging"
+
+
+@dataclass(frozen=True)
+class Staged:
+    """One submission, ready to grade (or the reason it cannot be)."""
+
+    origin: Path
+    name: str  # the candidate's folder name
+    takehome: str | None
+    digest: str
+    path: Path | None  # the unpacked copy the notebook reads; None when unreadable
+    error: str | None = None
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of a display name: "Submission #3" -> "submission-03"."""
+    match = re.fullmatch(r"Submission #(\d+)", text)
+    if match:
+        return f"submission-{int(match.group(1)):02d}"
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
+    return cleaned[:80] or "submission"
+
+
+def _file_digest(path: Path) -> str:
+    sha = hashlib.sha256()
+    try:
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                sha.update(block)
+    except OSError:
+        sha.update(str(path).encode())
+    return sha.hexdigest()
+
+
+def stage(origin: Path, reports: Path, takehome: str | None = None) -> Staged:
+    """Unpack and digest one submission into `reports/.staging/<takehome>/<digest>/<name>`."""
+    name = ingest.submission_name(origin)
+    try:
+        with ingest.open_submission(origin) as sub:
+            chosen = takehome or takehomes.detect(sub.path)
+            if chosen is None:
+                raise GradelibError("cannot tell which take-home this answers (no run.sh, cassettes/ or checkout.mjs)")
+            # absolute: the kernel that reads it may start in any folder (JupyterLab, another cwd)
+            target = Path(reports).resolve() / STAGING / chosen / sub.digest[:16] / "submission"
+            if not target.exists():
+                partial = target.with_name("partial")
+                shutil.rmtree(partial, ignore_errors=True)
+                shutil.copytree(sub.path, partial, symlinks=True)
+                partial.rename(target)  # an interrupted copy is never mistaken for a whole one
+            return Staged(origin, sub.name, chosen, sub.digest, target)
+    except (SubmissionError, GradelibError, OSError) as exc:
+        return Staged(origin, name, takehome, _file_digest(origin), None, str(exc))
+    except (RecursionError, ValueError, UnicodeError) as exc:  # a pathological tree must not stop the batch
+        return Staged(origin, name, takehome, _file_digest(origin), None, f"cannot be read: {type(exc).__name__}")
+
+
+def discover(paths: list[Path]) -> list[Path]:
+    """Every submission under the given paths (folders of submissions are searched)."""
+    found: list[Path] = []
+    for path in paths:
+        found += ingest.find_submissions(Path(path))
+    return found

@@ -1,0 +1,286 @@
+"""The candidate's tests on their code, on the model draft and on the kit's minimal fixes, test by test."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gradelib.display.errorline import first_error_line
+from gradelib.errors import UnsafeFile
+from gradelib.review.rubric import takehome_data
+from gradelib.sandbox import RunResult, safefs
+from gradelib.takehomes.payments.testreports import (
+    JSON_REPORT,
+    NODE_TEST_ENV,
+    CaseResult,
+    CaseStatus,
+    Runner,
+    detect_runner,
+    names,
+    read_results,
+    reporter_args,
+    tap_failure,
+)
+
+CHECKOUT = "checkout.mjs"
+PACKAGE_JSON = "package.json"
+MAX_PACKAGE_BYTES = 256 * 1024
+MAX_REPORT_BYTES = 8 * 1024 * 1024
+NPM_PLACEHOLDER = "no test specified"  # `npm init`'s default test script, which only fails
+# What `node --test` finds on its own (Node 20): *.test.js, *-test.js, *_test.js, test-*.js,
+# test.js and anything under a test/ folder, each also as .mjs and .cjs.
+TEST_FILE = re.compile(r"(^|/)(test/.*|[^/]*[.\-_]test|test-[^/]*|test)\.[cm]?js$")
+TAKEHOME = "payments"
+# The code each variant puts in place of checkout.mjs (package data of the take-home); None: theirs.
+VARIANTS: Mapping[str, tuple[str, ...] | None] = {
+    "own": None,
+    "draft": ("draft", "checkout.mjs"),
+    "per_call_fix": ("fixes", "per-call.mjs"),
+    "persisted_fix": ("fixes", "persisted.mjs"),
+}
+FIXES = ("per_call_fix", "persisted_fix")
+MAX_LISTED = 50
+# A test's own server listens on port 0: the port it gets differs on every run, so it is masked.
+EPHEMERAL_LOOPBACK = re.compile(r"(127\.\d+\.\d+\.\d+|::1|\[::1\]):(3[2-9]\d{3}|[4-6]\d{4})\b")
+
+# (argv, copy, extra env) -> the sandboxed run; the caller brings the gateway and limits.
+RunTests = Callable[[Sequence[str], Path, Mapping[str, str]], RunResult]
+
+
+def test_script(root: Path) -> str | None:
+    """The package.json `test` script, unless it is missing, empty or npm's placeholder."""
+    try:
+        package = json.loads(safefs.read_file(root, PACKAGE_JSON, MAX_PACKAGE_BYTES) or b"null")
+    except (UnsafeFile, ValueError):
+        package = None
+    scripts = package.get("scripts") if isinstance(package, dict) else None
+    script = scripts.get("test") if isinstance(scripts, dict) else None
+    if isinstance(script, str) and script.strip() and NPM_PLACEHOLDER not in script:
+        return script
+    return None
+
+
+def find_tests(root: Path) -> tuple[str, tuple[str, ...]] | None:
+    """("npm", npm test) for a package.json test script, ("node", node --test) for test files."""
+    if test_script(root) is not None:
+        return "npm", ("npm", "test")
+    for path in safefs.list_files(root):
+        if "node_modules" in Path(path).parts:
+            continue
+        if TEST_FILE.search(path):
+            return "node", ("node", "--test")
+    return None
+
+
+@dataclass(frozen=True)
+class VariantRun:
+    """The suite run once, with one variant of checkout.mjs in place."""
+
+    variant: str
+    run: RunResult
+    tests: tuple[CaseResult, ...]
+    read_as: str  # json / tap / human / none
+
+    @property
+    def ran(self) -> bool:
+        """True when the runner ran at least one test (not only files that failed to load)."""
+        return any(not test.file_level for test in self.tests)
+
+    @property
+    def never_ran(self) -> str | None:
+        """Why no test ran (command not found, a test file that cannot load), or None."""
+        if self.ran:
+            return None
+        out, err = self.run.stdout, self.run.stderr
+        said = (
+            first_error_line(err, strict=True)
+            or first_error_line(out, strict=True)
+            or tap_failure(out)
+            or first_error_line(err)
+            or first_error_line(out)
+        )
+        return f"{self.run.status()}, no test ran" + (f": {said}" if said else "")
+
+    @property
+    def green(self) -> bool:
+        """Tests ran, none failed, and the runner exited 0."""
+        return self.ran and self.run.ok and not names(self.tests, "fail")
+
+    def status(self, name: str) -> CaseStatus | None:
+        """The named test's status in this run, or None when it is not there."""
+        return next((test.status for test in self.tests if test.name == name), None)
+
+    @property
+    def file_failed(self) -> bool:
+        """True when a whole test file failed to load in this run."""
+        return any(test.file_level for test in self.tests)
+
+    def summary(self) -> str:
+        """`3 of 5 failed` or why no test ran."""
+        if why := self.never_ran:
+            return why
+        failed = len(names(self.tests, "fail"))
+        return f"{self.run.status()}, {failed} of {len(self.tests)} failed"
+
+    def evidence(self) -> dict[str, Any]:
+        """A JSON-ready summary: the run, how the results were read, the tests by status."""
+        run = self.run.evidence()
+        run["connections"] = list(
+            dict.fromkeys(EPHEMERAL_LOOPBACK.sub(r"\1:<ephemeral port>", c) for c in run["connections"])
+        )
+        return {
+            "run": run,
+            "read_as": self.read_as,
+            "summary": self.summary(),
+            "never_ran": self.never_ran,
+            "failed": names(self.tests, "fail")[:MAX_LISTED],
+            "passed": names(self.tests, "pass")[:MAX_LISTED],
+            "skipped": len(names(self.tests, "skip")),
+        }
+
+
+@dataclass(frozen=True)
+class SuiteRuns:
+    """The candidate's tests on each variant that was run, and what that says about the key."""
+
+    kind: str | None  # "npm", "node" or None (no tests)
+    command: tuple[str, ...]
+    runner: Runner | None = None
+    runs: Mapping[str, VariantRun] | None = None
+    problem: str | None = None  # why the kit could not run them
+
+    @property
+    def own(self) -> VariantRun | None:
+        """The run on the candidate's own code."""
+        return (self.runs or {}).get("own")
+
+    @property
+    def draft(self) -> VariantRun | None:
+        """The run with the model draft in place."""
+        return (self.runs or {}).get("draft")
+
+    @property
+    def never_ran(self) -> str | None:
+        """Why the suite says nothing at all: no test ran on the candidate's own code."""
+        return self.own.never_ran if self.own is not None else None
+
+    @property
+    def green_on_own(self) -> bool | None:
+        """Green on the candidate's code; None without tests or when no test ran."""
+        if self.own is None or self.never_ran:
+            return None
+        return self.own.green
+
+    def red_on_draft_tests(self) -> list[str]:
+        """Tests that failed with the draft in place (or whose file no longer loaded)."""
+        draft = self.draft
+        if draft is None:
+            return []
+        runs = [run for run in (self.own, draft) if run is not None]
+        every = dict.fromkeys(test.name for run in runs for test in run.tests if not test.file_level)
+        return [
+            name for name in every if draft.status(name) == "fail" or (draft.status(name) is None and draft.file_failed)
+        ]
+
+    def catching(self) -> dict[str, list[str]]:
+        """The tests that catch the key: red on the draft, green on a minimal fix (test -> fixes)."""
+        fixes = [(self.runs or {}).get(fix) for fix in FIXES]
+        found = {}
+        for name in self.red_on_draft_tests():
+            green_on = [run.variant for run in fixes if run is not None and run.status(name) == "pass"]
+            if green_on:
+                found[name] = green_on
+        return found
+
+    @property
+    def red_on_draft(self) -> bool | None:
+        """Some test red on the draft and green on a fix; None when no test ran on their code."""
+        if self.own is None or self.never_ran or self.draft is None:
+            return None
+        return bool(self.catching())
+
+    def evidence(self) -> dict[str, Any]:
+        """A JSON-ready summary: every variant's run and the tests that catch the key."""
+        catching = self.catching()
+        return {
+            "kind": self.kind,
+            "command": " ".join(self.command),
+            "runner": self.runner,
+            "problem": self.problem,
+            "never_ran": self.never_ran,
+            "green_on_own": self.green_on_own,
+            "red_on_draft": self.red_on_draft,
+            "catches_the_key": [{"test": name, "green_on": fixes} for name, fixes in catching.items()],
+            "red_on": {name: names(run.tests, "fail")[:MAX_LISTED] for name, run in (self.runs or {}).items()},
+            **{name: run.evidence() for name, run in (self.runs or {}).items()},
+        }
+
+
+def variant_source(variant: str) -> str | None:
+    """The packaged code a variant puts in place of checkout.mjs (None: the candidate's own)."""
+    parts = VARIANTS[variant]
+    return None if parts is None else takehome_data(TAKEHOME).joinpath(*parts).read_text(encoding="utf-8")
+
+
+def run_suites(
+    submission: Path,
+    binary: str,
+    copy: Callable[[str], Path],
+    run_tests: RunTests,
+) -> SuiteRuns:
+    """The tests on their code and on the draft; on both fixes too when a test went red on the draft.
+
+    `binary` is the npm or node found for the suite's kind; `copy(label)` makes a fresh copy.
+    """
+    found = find_tests(submission)
+    if found is None:
+        return SuiteRuns(None, ())
+    kind, command = found
+    runner = detect_runner(test_script(submission) or "") if kind == "npm" else "node:test"
+    runs: dict[str, VariantRun] = {}
+    for variant in VARIANTS:
+        if variant in FIXES and not SuiteRuns(kind, command, runner, runs).red_on_draft_tests():
+            break
+        if variant == "draft" and runs["own"].never_ran:
+            break  # nothing ran on their code: the other variants cannot say more
+        try:
+            runs[variant] = _run_variant(variant, binary, command, runner, copy, run_tests)
+        except OSError as exc:
+            problem = f"cannot put the {variant} in place of {CHECKOUT}: {exc}"
+            return SuiteRuns(kind, command, runner, runs, problem)
+    return SuiteRuns(kind, command, runner, runs)
+
+
+def _run_variant(
+    variant: str,
+    binary: str,
+    command: tuple[str, ...],
+    runner: Runner | None,
+    copy: Callable[[str], Path],
+    run_tests: RunTests,
+) -> VariantRun:
+    folder = copy(f"tests-{variant.replace('_', '-')}")
+    source = variant_source(variant)
+    if source is not None:
+        target = folder / CHECKOUT
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        target.write_text(source, encoding="utf-8")
+        target.chmod(0o644)
+    report_path = folder / JSON_REPORT
+    report_path.unlink(missing_ok=True)  # judge only what this run writes
+    extra = reporter_args(runner, str(report_path))
+    argv = [binary, *command[1:], *(("--", *extra) if extra else ())]
+    env = NODE_TEST_ENV if runner == "node:test" else {}
+    run = run_tests(argv, folder, env)
+    try:
+        raw = safefs.read_file(folder, JSON_REPORT, MAX_REPORT_BYTES)
+    except UnsafeFile:
+        raw = None
+    report = raw.decode("utf-8", errors="replace") if raw is not None else None
+    tests, read_as = read_results(run.stdout + "\n" + run.stderr, report, str(folder))
+    return VariantRun(variant, run, tests, read_as)
