@@ -23,8 +23,6 @@ from gradelib.intake import ingest
 from gradelib.review import worklist
 from gradelib.review.rubric import load_rubric
 from gradelib.takehomes import handout
-from gradelib.takehomes.payments import gateway
-from gradelib.takehomes.replay import modelstub
 
 
 def _install_options(parser: argparse.ArgumentParser) -> None:
@@ -53,18 +51,23 @@ def _settings(args: argparse.Namespace) -> InstallSettings:
     return settings
 
 
+def _servers() -> dict[str, str]:
+    """Each take-home's standalone servers (`gradelib stub`, `gradelib gateway`): name -> take-home."""
+    return {name: plugin.id for plugin in takehomes.available() for name in plugin.servers}
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gradelib", description="Grade hiring take-homes by re-running them.")
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="check one submission and print its rubric lines")
-    check.add_argument("takehome", choices=takehomes.TAKEHOMES)
+    check.add_argument("takehome", choices=takehomes.names())
     check.add_argument("path", type=Path, help="a folder, .zip, .tar.gz or git bundle")
     check.add_argument("--json", action="store_true", help="print the stable JSON shape")
     check.add_argument("--rubric", type=Path, help="a rubric TOML file (default: the packaged one)")
     _install_options(check)
     grade = sub.add_parser("grade", help="grade submissions with the notebooks, into reports/")
     grade.add_argument("paths", nargs="+", type=Path, help="submissions, or folders of them")
-    grade.add_argument("--takehome", choices=takehomes.TAKEHOMES, help="default: detected from the files")
+    grade.add_argument("--takehome", choices=takehomes.names(), help="default: detected from the files")
     grade.add_argument("--reports", type=Path, default=Path("reports"), help="output folder (default: reports/)")
     grade.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: twice the CPU count)")
     grade.add_argument("--gradebook", type=Path, help="SQLite gradebook (default: REPORTS/gradebook.sqlite)")
@@ -78,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     _install_options(deps)
     queue = sub.add_parser("queue", help="what a reviewer still has to score, in their own stable order")
     queue.add_argument("--reviewer", required=True)
-    queue.add_argument("--takehome", choices=takehomes.TAKEHOMES)
+    queue.add_argument("--takehome", choices=takehomes.names())
     queue.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     queue.add_argument("--reveal", action="store_true", help="show candidates' names")
     export = sub.add_parser("export", help="write the gradebook as JSON (or CSV files)")
@@ -88,27 +91,27 @@ def _parser() -> argparse.ArgumentParser:
     merge.add_argument("source", type=Path)
     merge.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     out = sub.add_parser("handout", help="write what a hiring team sends to candidates")
-    out.add_argument("takehome", choices=takehomes.TAKEHOMES)
+    out.add_argument("takehome", choices=takehomes.names())
     out.add_argument("dest", type=Path)
     summary = sub.add_parser("summary", help="the cohort summary: table, charts, calibration -> REPORTS/summary.html")
     summary.add_argument("--reports", type=Path, default=Path("reports"))
     summary.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
-    summary.add_argument("--takehome", choices=takehomes.TAKEHOMES)
+    summary.add_argument("--takehome", choices=takehomes.names())
     summary.add_argument("--reviewer", help="only the submissions this reviewer scored")
     summary.add_argument("--from", dest="graded_from", help="graded on or after YYYY-MM-DD")
     summary.add_argument("--to", dest="graded_to", help="graded on or before YYYY-MM-DD")
     sub.add_parser("demo", help="enter demo reviewer scores (the sample cohort; see --help)", add_help=False)
-    sub.add_parser("stub", help="run the model stub standalone (see --help)", add_help=False)
-    sub.add_parser("gateway", help="run the payment gateway standalone (see --help)", add_help=False)
+    for name, plugin in _servers().items():
+        sub.add_parser(name, help=f"run the {plugin} take-home's {name} server standalone (see --help)", add_help=False)
     return parser
 
 
 def _check(args: argparse.Namespace) -> int:
     _settings(args)
-    module = takehomes.load(args.takehome)
+    plugin = takehomes.load(args.takehome)
     rubric = load_rubric(args.rubric, takehome=args.takehome) if args.rubric else None
     with ingest.open_submission(args.path) as sub:
-        report = module.check(sub.path, name=sub.name, rubric=rubric)
+        report = plugin.check(sub.path, name=sub.name, rubric=rubric)
     print(report.to_json(indent=2) if args.json else render.report_text(report))
     return 0
 
@@ -204,10 +207,9 @@ def _import(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gradelib` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] == "stub":
-        return modelstub.main(argv[1:])
-    if argv and argv[0] == "gateway":
-        return gateway.main(argv[1:])
+    if argv and argv[0] in _servers():
+        plugin = takehomes.load(_servers()[argv[0]])
+        return plugin.servers[argv[0]](argv[1:])
     if argv and argv[0] == "demo":
         return demo.main(argv[1:])
     args = _parser().parse_args(argv)

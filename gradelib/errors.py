@@ -96,3 +96,12 @@ class InstallError(GradelibError):
         super().__init__(f"{ecosystem} dependencies: {reason}")
         self.ecosystem = ecosystem
         self.reason = reason
+
+
+class TakeHomeBroken(GradelibError):
+    """A registered take-home plugin cannot be used: it fails to import or is not a TakeHome."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        super().__init__(f"take-home {name!r}: {reason}")
+        self.name = name
+        self.reason = reason

@@ -38,11 +38,10 @@ class NotebookGrading:
                 shutil.copytree(sub.path, path, symlinks=True)
         self.name = name or ingest.submission_name(Path(submission))
         self.path = path
-        module = takehomes.load(takehome)
-        self.grading: Any = module.GRADING(path, name=self.name, rubric=self.rubric)
+        plugin = takehomes.load(takehome)
+        self.grading: Any = plugin.grading(path, name=self.name, rubric=self.rubric)
         self.grading.__enter__()
-        if hasattr(self.grading, "prefetch"):  # every sandbox run now, side by side; the cells then show them
-            self.grading.prefetch()
+        self.grading.prefetch()  # every sandbox run now, side by side; the cells then show them
         # A failing cell never reaches the last cell's close(): clean up when the kernel exits anyway.
         self._finalizer = weakref.finalize(self, _cleanup, self.grading, self._unpacked)
 

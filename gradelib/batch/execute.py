@@ -7,17 +7,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-NOTEBOOK_FILE = "notebook.ipynb"  # in each take-home's package data
 CELL_TIMEOUT = 900  # one cell may run every sandboxed command of a submission
 KERNEL = "python3"
 
 
 def notebook_for(takehome: str) -> Path:
     """The parameterized notebook of a take-home (package data of its plugin)."""
+    from gradelib import takehomes
     from gradelib.errors import GradelibError
-    from gradelib.review.rubric import takehome_data
 
-    path = Path(str(takehome_data(takehome).joinpath(NOTEBOOK_FILE)))
+    path = takehomes.load(takehome).notebook()
     if not path.is_file():
         raise GradelibError(f"notebook {path} is missing: the take-home {takehome!r} is installed incompletely")
     return path

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import fmean
-from typing import Any
+from typing import cast
 
 import pandas as pd
 from matplotlib.axes import Axes
@@ -21,6 +21,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
+from gradelib import takehomes
 from gradelib.cohort import agreement
 from gradelib.cohort.table import Cohort, Entry
 from gradelib.display.render import STYLE, Html, table_html
@@ -272,62 +273,34 @@ def leniency_chart(cohort: Cohort) -> Figure | Html:
 
 
 @dataclass(frozen=True)
-class FailureMode:
-    """A named way a submission goes wrong, detected from its stored line results and facts."""
+class CohortFailure:
+    """A take-home's failure mode (from its plugin), or one of the kit's own (`takehome` None)."""
 
     takehome: str | None  # None: any take-home
     label: str
     seen: Callable[[Entry], bool]
 
 
-def _outcome(entry: Entry, line_id: str) -> str | None:
-    line = entry.lines.get(line_id)
-    return line.outcome if line else None
-
-
-def _fact(entry: Entry, key: str, default: Any = None) -> Any:
-    return entry.run.facts.get(key, default) if entry.run else default
-
-
-def _cause(entry: Entry) -> Any:
-    line = entry.lines.get("identical")
-    return line.evidence.get("cause") if line and line.outcome == "fail" else None
-
-
-def _live_fallback(entry: Entry) -> bool:
-    line = entry.lines.get("missing_fixture")
-    run = line.evidence.get("run") if line else None
-    return bool(isinstance(run, Mapping) and run.get("connections"))
-
-
-def _cause_is(cause: str) -> Callable[[Entry], bool]:
-    return lambda entry: _cause(entry) == cause
-
-
-CAUSES = {"timestamp": "timestamp in the output", "random_id": "random id per row", "ordering": "unordered output"}
-FAILURE_MODES: tuple[FailureMode, ...] = (
-    *(FailureMode("replay", label, _cause_is(cause)) for cause, label in CAUSES.items()),
-    FailureMode("replay", "replays differ (other cause)", lambda e: _cause(e) not in (None, *CAUSES)),
-    FailureMode("replay", "live call on a missing fixture", _live_fallback),
-    FailureMode("replay", "network attempt in replay", lambda e: _outcome(e, "offline") == "fail"),
-    FailureMode("replay", "fixtures look edited", lambda e: _outcome(e, "record") == "needs_review"),
-    FailureMode("replay", "record not capped or not re-runnable", lambda e: _outcome(e, "record") == "fail"),
-    FailureMode("replay", "volatile data in answers.json", lambda e: _outcome(e, "volatile") == "fail"),
-    FailureMode("payments", "per-attempt idempotency key", lambda e: _fact(e, "key_scope") == "per_attempt"),
-    FailureMode("payments", "key lost on restart (per call)", lambda e: _fact(e, "key_scope") == "per_call"),
-    FailureMode("payments", "payment dropped in an outage", lambda e: _fact(e, "dropped_payment_on_outage") is True),
-    FailureMode("payments", "no backoff between retries", lambda e: _fact(e, "backoff") is False),
-    FailureMode("payments", "no test catches the key", lambda e: _fact(e, "tests_red_on_draft") is False),
-    FailureMode("payments", "no tests", lambda e: _fact(e, "tests_kind", "?") is None),
-    FailureMode(None, "kit error on a line", lambda e: any(line.outcome == "error" for line in e.lines.values())),
-    FailureMode(None, "grading run failed", lambda e: e.run is not None and e.run.status == "error"),
+KIT_FAILURES: tuple[CohortFailure, ...] = (
+    CohortFailure(None, "kit error on a line", lambda e: any(line.outcome == "error" for line in e.lines.values())),
+    CohortFailure(None, "grading run failed", lambda e: e.run is not None and e.run.status == "error"),
 )
 
 
-def failure_modes(cohort: Cohort, modes: Sequence[FailureMode] = FAILURE_MODES) -> pd.DataFrame:
+def cohort_failures() -> tuple[CohortFailure, ...]:
+    """Every installed take-home's failure modes, then the kit's own."""
+    found = [
+        CohortFailure(plugin.id, mode.label, cast(Callable[[Entry], bool], mode.seen))  # an Entry is an EntryView
+        for plugin in takehomes.available()
+        for mode in plugin.failure_modes
+    ]
+    return (*found, *KIT_FAILURES)
+
+
+def failure_modes(cohort: Cohort, modes: Sequence[CohortFailure] | None = None) -> pd.DataFrame:
     """How many submissions show each failure mode seen at least once (takehome, mode, count, submissions)."""
     rows = []
-    for mode in modes:
+    for mode in cohort_failures() if modes is None else modes:
         hits = [e for e in cohort.entries if mode.takehome in (None, e.submission.takehome) and mode.seen(e)]
         if hits:
             takehome = mode.takehome or ", ".join(dict.fromkeys(e.submission.takehome for e in hits))

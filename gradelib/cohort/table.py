@@ -121,6 +121,16 @@ class Entry:
     report: str | None  # the HTML report, relative to the summary's folder
 
     @property
+    def line_results(self) -> Mapping[str, LineRow]:
+        """The kit's line results by id (what a take-home's failure modes read)."""
+        return self.lines
+
+    @property
+    def facts(self) -> Mapping[str, Any]:
+        """The measured facts of the run shown."""
+        return self.run.facts if self.run else {}
+
+    @property
     def graded(self) -> date | None:
         """The UTC date the run finished."""
         finished = self.run.finished_at if self.run else None

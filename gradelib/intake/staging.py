@@ -54,7 +54,7 @@ def stage(origin: Path, reports: Path, takehome: str | None = None) -> Staged:
         with ingest.open_submission(origin) as sub:
             chosen = takehome or takehomes.detect(sub.path)
             if chosen is None:
-                raise GradelibError("cannot tell which take-home this answers (no run.sh, cassettes/ or checkout.mjs)")
+                raise GradelibError(f"cannot tell which take-home this answers (no {takehomes.markers_text()})")
             # absolute: the kernel that reads it may start in any folder (JupyterLab, another cwd)
             target = Path(reports).resolve() / STAGING / chosen / sub.digest[:16] / "submission"
             if not target.exists():

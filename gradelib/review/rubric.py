@@ -7,18 +7,16 @@ import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from gradelib.errors import RubricError, UnknownTakehome
+from gradelib.errors import RubricError
 from gradelib.result import TIERS, Outcome, Tier
 
 RubricKind = Literal["points", "tiers"]
 RUBRIC_KINDS: tuple[RubricKind, ...] = ("points", "tiers")
 RUBRIC_FILE = "rubric.toml"
-TAKEHOMES_PACKAGE = "gradelib.takehomes"
 TOP_LEVEL_KEYS = frozenset({"takehome", "kind", "lines", "description"})
 LINE_KEYS = frozenset({"id", "title", "weight", "tiers", "points", "descriptions"})
 # Outcomes that award nothing yet: a human (or a re-run) still has to decide.
@@ -94,18 +92,10 @@ class Rubric:
 
 
 def takehome_data(takehome: str) -> Traversable:
-    """The package-data folder of a take-home (handout, inputs, rubric)."""
-    root = resources.files(TAKEHOMES_PACKAGE)
-    if _NAME.match(takehome) and root.joinpath(takehome).is_dir():
-        return root.joinpath(takehome)
-    known = tuple(
-        sorted(
-            entry.name
-            for entry in root.iterdir()
-            if entry.is_dir() and _NAME.match(entry.name) and entry.joinpath(RUBRIC_FILE).is_file()
-        )
-    )
-    raise UnknownTakehome(takehome, known)
+    """The package-data folder of a take-home (handout, inputs, rubric, notebook)."""
+    from gradelib import takehomes  # the registry loads take-homes that import this module
+
+    return takehomes.load(takehome).data()
 
 
 def default_rubric(takehome: str) -> Rubric:

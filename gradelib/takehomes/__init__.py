@@ -1,30 +1,68 @@
-"""The take-homes the kit grades: one module and one package-data folder each."""
+"""The take-homes the kit grades: plugins found through the `gradelib.takehomes` entry points.
+
+`replay` and `payments` register exactly as a team's own take-home does, in the kit's own
+`pyproject.toml`. Nothing here imports a take-home until it is asked for.
+"""
 
 from __future__ import annotations
 
-import importlib
+import functools
+from importlib.metadata import entry_points
 from pathlib import Path
-from types import ModuleType
 
-from gradelib.errors import UnknownTakehome
+from gradelib.errors import TakeHomeBroken, UnknownTakehome
+from gradelib.takehomes.plugin import TakeHome
 
-TAKEHOMES: tuple[str, ...] = ("replay", "payments")
-MARKERS: dict[str, tuple[str, ...]] = {
-    "replay": ("run.sh", "cassettes"),
-    "payments": ("checkout.mjs",),
-}
+ENTRY_POINT_GROUP = "gradelib.takehomes"
+KIT_TAKEHOMES = ("replay", "payments")  # listed first, in this order; then everyone else's by name
 
 
-def load(name: str) -> ModuleType:
-    """The module of a take-home; it has TAKEHOME, HANDOUT_FILES and check()."""
-    if name not in TAKEHOMES:
-        raise UnknownTakehome(name, TAKEHOMES)
-    return importlib.import_module(f"gradelib.takehomes.{name}")
+@functools.cache
+def _entry_points() -> dict[str, object]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def names() -> tuple[str, ...]:
+    """Every registered take-home id, the kit's own first."""
+    order = {name: position for position, name in enumerate(KIT_TAKEHOMES)}
+    return tuple(sorted(_entry_points(), key=lambda name: (order.get(name, len(order)), name)))
+
+
+@functools.cache
+def load(name: str) -> TakeHome:
+    """The plugin registered as `name`; UnknownTakehome or TakeHomeBroken otherwise."""
+    entry = _entry_points().get(name)
+    if entry is None:
+        raise UnknownTakehome(name, names())
+    try:
+        plugin = entry.load()  # type: ignore[attr-defined]
+    except Exception as exc:  # a team's package that fails to import must not hide the others
+        raise TakeHomeBroken(name, f"cannot be loaded: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(plugin, TakeHome) or plugin.id != name:
+        raise TakeHomeBroken(name, f"the entry point must name a TakeHome with id {name!r}")
+    return plugin
+
+
+def available() -> list[TakeHome]:
+    """Every take-home that loads (a broken plugin is left out; `load` says why)."""
+    found = []
+    for name in names():
+        try:
+            found.append(load(name))
+        except TakeHomeBroken:
+            continue
+    return found
 
 
 def detect(folder: Path) -> str | None:
-    """Which take-home a submission folder answers, from the files it holds."""
-    for name, markers in MARKERS.items():
-        if any((Path(folder) / marker).exists() or (Path(folder) / marker).is_symlink() for marker in markers):
-            return name
+    """Which take-home a submission folder answers, from its marker files."""
+    for plugin in available():
+        if plugin.recognises(folder):
+            return plugin.id
     return None
+
+
+def markers_text() -> str:
+    """The marker files of every take-home, for a message ("run.sh, cassettes or checkout.mjs")."""
+    found = [marker for plugin in available() for marker in plugin.markers]
+    return ", ".join(found[:-1]) + (f" or {found[-1]}" if len(found) > 1 else "".join(found))

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from gradelib import takehomes
 from gradelib.errors import GradelibError
-from gradelib.review.rubric import takehome_data
 
 
 def _copy(source: Traversable, target: Path) -> list[Path]:
@@ -25,12 +24,12 @@ def _copy(source: Traversable, target: Path) -> list[Path]:
 
 def write_handout(takehome: str, dest: Path) -> list[Path]:
     """Copy the handout files of `takehome` into `dest` (created; must be empty if it exists)."""
-    module = takehomes.load(takehome)
+    plugin = takehomes.load(takehome)
     dest = Path(dest)
     if dest.exists() and any(dest.iterdir()):
         raise GradelibError(f"{dest} is not empty; choose a new folder for the handout")
-    data = takehome_data(takehome)
+    data = plugin.data()
     written: list[Path] = []
-    for source_name, target_name in module.HANDOUT_FILES:
+    for source_name, target_name in plugin.handout_files:
         written += _copy(data.joinpath(source_name), dest / target_name)
     return written

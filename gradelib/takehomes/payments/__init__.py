@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from gradelib.takehomes.payments import gateway
+from gradelib.takehomes.payments.clientruns import CHECKOUT
 from gradelib.takehomes.payments.grading import (
     DRAFT,
+    FAILURE_MODES,
     GRADING,
     HANDOUT_FILES,
     REWRITE_RATIO,
@@ -12,5 +17,21 @@ from gradelib.takehomes.payments.grading import (
     check,
     tier_rows,
 )
+from gradelib.takehomes.plugin import TakeHome
 
-__all__ = ["DRAFT", "GRADING", "HANDOUT_FILES", "REWRITE_RATIO", "TAKEHOME", "PaymentsGrading", "check", "tier_rows"]
+SAMPLES = Path(__file__).resolve().parents[3] / "submissions" / TAKEHOME  # in a checkout of the kit
+
+PLUGIN = TakeHome(
+    id=TAKEHOME,
+    title="The take-home where the model is wrong on purpose",
+    package=__name__,
+    grading=PaymentsGrading,
+    markers=(CHECKOUT,),
+    handout_files=HANDOUT_FILES,
+    failure_modes=FAILURE_MODES,
+    servers={"gateway": gateway.main},
+    samples=SAMPLES if SAMPLES.is_dir() else None,
+)
+
+__all__ = [
+    "PLUGIN","DRAFT", "GRADING", "HANDOUT_FILES", "REWRITE_RATIO", "TAKEHOME", "PaymentsGrading", "check", "tier_rows"]

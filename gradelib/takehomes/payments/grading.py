@@ -5,18 +5,18 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from gradelib.display import safetext
-from gradelib.environment import Environment, prepare
+from gradelib.environment import Environment
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached
 from gradelib.result import LineResult, Outcome, Report, Tier
-from gradelib.review.rubric import Rubric, default_rubric, takehome_data
-from gradelib.sandbox import Limits, Sandbox, safefs, tool
+from gradelib.review.rubric import Rubric, takehome_data
+from gradelib.sandbox import Limits, safefs, tool
 from gradelib.sandbox.masking import mask_data
+from gradelib.takehomes.base import BaseGrading
 from gradelib.takehomes.installguard import install_failed, needs_install
 from gradelib.takehomes.payments.clientruns import (
     CHECKOUT,
@@ -40,6 +40,7 @@ from gradelib.takehomes.payments.keyscope import (
 )
 from gradelib.takehomes.payments.notehints import find_hints, hint_lines
 from gradelib.takehomes.payments.suites import FIXES
+from gradelib.takehomes.plugin import FailureMode, fact_is
 
 TAKEHOME = "payments"
 ORDER_SCENARIOS = ("transient", "outage", "slow")  # each one order, each in a fresh copy
@@ -75,8 +76,11 @@ def _lines(numbers: Sequence[int]) -> str:
     return shown + (", ..." if len(numbers) > 8 else "")
 
 
-class PaymentsGrading:
+class PaymentsGrading(BaseGrading):
     """Grades one `payments` submission; each check runs (and caches) the sandbox runs it needs."""
+
+    TAKEHOME = TAKEHOME
+    FLAG_RUNTIME_DEPENDENCIES = True  # the handout allows no new dependencies
 
     def __init__(
         self,
@@ -86,26 +90,7 @@ class PaymentsGrading:
         rubric: Rubric | None = None,
         environment: Environment | None = None,
     ) -> None:
-        self.submission = Path(submission)
-        self.name = name or self.submission.name
-        self.rubric = rubric or default_rubric(TAKEHOME)
-        self.environment = environment if environment is not None else prepare(self.submission)
-        self.box = Sandbox(self.submission, environment=self.environment)
-
-    def __enter__(self) -> PaymentsGrading:
-        self.box.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.box.__exit__(*exc)
-
-    def open(self) -> PaymentsGrading:
-        """Enter the sandbox (for notebooks, where a `with` block cannot span cells)."""
-        return self.__enter__()
-
-    def close(self) -> None:
-        """Remove the sandbox's workspace."""
-        self.__exit__(None, None, None)
+        super().__init__(submission, name=name, rubric=rubric, environment=environment)
 
     # -- facts about the submission ----------------------------------------------------------
     @cached
@@ -347,11 +332,8 @@ class PaymentsGrading:
         evidence: Mapping[str, Any],
         tier: Tier | None = None,
     ) -> LineResult:
-        points, maximum = self.rubric.score(line_id, outcome, tier)
         masks = self._masks()
-        return LineResult(
-            line_id, outcome, mask_data(message, masks), mask_data(dict(evidence), masks), points, maximum, tier
-        )
+        return super()._line(line_id, outcome, mask_data(message, masks), mask_data(dict(evidence), masks), tier)
 
     @needs_install
     def found_defect(self) -> LineResult:
@@ -533,38 +515,17 @@ class PaymentsGrading:
             measured = f"slow scenario: {_slow_verdict(slow.counts, slow.conflicts()['key_in_use'])}"
         return self._line("blast_radius", "needs_review", f"{note}; {measured} (reviewer judges)", evidence)
 
-    def prefetch(self) -> None:
-        """Run the sandbox runs side by side: they wait (timeouts, backoff, a slow gateway) more than compute."""
+    def prefetch_tasks(self) -> tuple[Callable[[], object], ...]:
+        """The scenarios and the tests: they wait (timeouts, backoff, a slow gateway) more than compute.
+
+        The driver is written and the transient run made first: the other scenarios are skipped
+        when the transient run shows a problem.
+        """
         if self.unrunnable:
-            return
+            return ()
         self.runner.driver  # noqa: B018 - written once, before the threads share it
-        self.transient  # noqa: B018 - the other scenarios are skipped when this one shows a problem
-        tasks = (
-            lambda: self.slow,
-            lambda: self.tests,
-            lambda: (self.restart, self.orders),
-            lambda: self.outage_gaps,
-        )
-        with ThreadPoolExecutor(len(tasks)) as pool:
-            for future in [pool.submit(task) for task in tasks]:
-                future.result()
-
-    def report(self) -> Report:
-        """All five lines, in rubric order."""
-        self.prefetch()
-        checks: dict[str, Callable[[], LineResult]] = {
-            "found_defect": self.found_defect,
-            "key_scope": self.key_scope,
-            "evidence": self.evidence,
-            "explanation": self.explanation,
-            "blast_radius": self.blast_radius,
-        }
-        lines = tuple(checks[line_id]() for line_id in self.rubric.line_ids if line_id in checks)
-        return Report(TAKEHOME, self.name, lines, self.facts(), self.environment_section())
-
-    def environment_section(self) -> dict[str, Any]:
-        """Declared, installed, refused; runtime dependencies flagged against "no new dependencies"."""
-        return self.environment.evidence(flag_runtime=True)
+        self.transient  # noqa: B018
+        return (lambda: self.slow, lambda: self.tests, lambda: (self.restart, self.orders), lambda: self.outage_gaps)
 
 
 def _read_text(root: Path, rel: str, max_bytes: int) -> tuple[str | None, str | None]:
@@ -604,6 +565,16 @@ def _catching_text(catching: Mapping[str, Sequence[str]]) -> str:
             only = "only " if number else ""
             by_fix.append(f"{_listed(tests)} red on the draft and green {only}with {FIX_NAMES[fix]}")
     return "; ".join(by_fix)
+
+
+FAILURE_MODES: tuple[FailureMode, ...] = (
+    FailureMode("per-attempt idempotency key", fact_is("key_scope", "per_attempt")),
+    FailureMode("key lost on restart (per call)", fact_is("key_scope", "per_call")),
+    FailureMode("payment dropped in an outage", fact_is("dropped_payment_on_outage", True)),
+    FailureMode("no backoff between retries", fact_is("backoff", False)),
+    FailureMode("no test catches the key", fact_is("tests_red_on_draft", False)),
+    FailureMode("no tests", fact_is("tests_kind", None)),
+)
 
 
 def check(submission: Path, *, name: str | None = None, rubric: Rubric | None = None) -> Report:

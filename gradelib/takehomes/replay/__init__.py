@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from gradelib.takehomes.plugin import TakeHome
+from gradelib.takehomes.replay import modelstub
 from gradelib.takehomes.replay.grading import (
     ANSWERS,
     CASSETTES,
     CHECK_SALT,
+    FAILURE_MODES,
     GRADING,
     HANDOUT_FILES,
     MAX_CALLS,
@@ -20,7 +25,22 @@ from gradelib.takehomes.replay.grading import (
     variations,
 )
 
+SAMPLES = Path(__file__).resolve().parents[3] / "submissions" / TAKEHOME  # in a checkout of the kit
+
+PLUGIN = TakeHome(
+    id=TAKEHOME,
+    title="The take-home that must run twice",
+    package=__name__,
+    grading=ReplayGrading,
+    markers=(RUN_SH, CASSETTES),
+    handout_files=HANDOUT_FILES,
+    failure_modes=FAILURE_MODES,
+    servers={"stub": modelstub.main},
+    samples=SAMPLES if SAMPLES.is_dir() else None,
+)
+
 __all__ = [
+    "PLUGIN",
     "ANSWERS",
     "CASSETTES",
     "CHECK_SALT",

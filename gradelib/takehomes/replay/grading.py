@@ -5,21 +5,22 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gradelib.display import errorline
-from gradelib.environment import Environment, prepare
+from gradelib.environment import Environment
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached
-from gradelib.result import LineResult, Outcome, Report
-from gradelib.review.rubric import Rubric, default_rubric
-from gradelib.sandbox import Limits, RunResult, Sandbox, Service, libfaketime, safefs, tool
+from gradelib.result import LineResult, Report
+from gradelib.review.rubric import Rubric
+from gradelib.sandbox import Limits, RunResult, Service, libfaketime, safefs, tool
+from gradelib.takehomes.base import BaseGrading
 from gradelib.takehomes.installguard import needs_install
+from gradelib.takehomes.plugin import EntryView, FailureMode, outcome_is
 from gradelib.takehomes.replay import diff, fixtures, volatile
 from gradelib.takehomes.replay.liverecord import ENV_BASE_URL, LiveEndpoint, LiveRelay, endpoint_from_env
 from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
@@ -209,8 +210,10 @@ def changed_between(a: Replay, b: Replay) -> list[dict[str, Any]]:
     return [vars(c) for c in diff.compare(a.answers, b.answers).changes if c.kind == "changed"]
 
 
-class ReplayGrading:
+class ReplayGrading(BaseGrading):
     """Grades one `replay` submission; each check runs (and caches) the sandbox runs it needs."""
+
+    TAKEHOME = TAKEHOME
 
     def __init__(
         self,
@@ -223,23 +226,9 @@ class ReplayGrading:
         live: LiveEndpoint | None = None,
         environment: Environment | None = None,
     ) -> None:
-        self.submission = Path(submission)
-        self.name = name or self.submission.name
-        self.rubric = rubric or default_rubric(TAKEHOME)
+        super().__init__(submission, name=name, rubric=rubric, environment=environment)
         self.replay_limits, self.record_limits = replay_limits, record_limits
         self.live = live if live is not None else endpoint_from_env()
-        self.environment = environment if environment is not None else prepare(self.submission)
-        self.box = Sandbox(self.submission, environment=self.environment)
-        self._lock = threading.Lock()
-        self._entered = False
-
-    def __enter__(self) -> ReplayGrading:
-        self.box.__enter__()
-        self._entered = True
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.box.__exit__(*exc)
 
     # -- facts about the submission ------------------------------------------------------
     @cached
@@ -363,10 +352,6 @@ class ReplayGrading:
             "failing": failing,
             "failing_run": failing_run,
         }
-
-    def _line(self, line_id: str, outcome: Outcome, message: str, evidence: Mapping[str, Any]) -> LineResult:
-        points, maximum = self.rubric.score(line_id, outcome)
-        return LineResult(line_id, outcome, message, dict(evidence), points, maximum)
 
     def _unrunnable(self, line_id: str) -> LineResult | None:
         if self.missing_run_sh:
@@ -729,32 +714,17 @@ class ReplayGrading:
             "answers_problems": answers_problems(self.replays[0].answers) if run else [],
         }
 
-    def prefetch(self) -> None:
-        """Run the independent sandbox runs side by side (each works on its own copy)."""
+    def prefetch_tasks(self) -> tuple[Callable[[], object], ...]:
+        """The replays, the records and the git history: each works on its own copy."""
         if self.missing_run_sh or self.environment.error:
-            return
-        tasks = (lambda: self.replays, lambda: self.record_runs, lambda: self.git_log)
-        with ThreadPoolExecutor(len(tasks)) as pool:
-            for future in [pool.submit(task) for task in tasks]:
-                future.result()
-        self.missing_replay  # noqa: B018 - it deletes a cassette replay A was seen to read
+            return ()
+        return (lambda: self.replays, lambda: self.record_runs, lambda: self.git_log)
 
-    def report(self) -> Report:
-        """All five lines, in rubric order."""
-        self.prefetch()
-        checks = {
-            "identical": self.identical,
-            "offline": self.offline,
-            "missing_fixture": self.missing_fixture,
-            "record": self.record,
-            "volatile": self.volatile,
-        }
-        lines = tuple(checks[line_id]() for line_id in self.rubric.line_ids if line_id in checks)
-        return Report(TAKEHOME, self.name, lines, self.facts(), self.environment_section())
-
-    def environment_section(self) -> dict[str, Any]:
-        """What the submission declared, what was installed, what was refused."""
-        return self.environment.evidence()
+    def prefetch(self) -> None:
+        """The side-by-side runs, then the missing-fixture replay (it deletes a cassette replay A read)."""
+        super().prefetch()
+        if self.prefetch_tasks():
+            self.missing_replay  # noqa: B018
 
 
 GRADING = ReplayGrading
@@ -775,3 +745,32 @@ def check(
     )
     with grading:
         return grading.report()
+
+
+def _failure_cause(cause: str | None) -> Callable[[EntryView], bool]:
+    """The identical line failed, and the kit named this likely cause (None: any cause it did not name)."""
+
+    def seen(entry: EntryView) -> bool:
+        line = entry.line_results.get("identical")
+        found = line.evidence.get("cause") if line is not None and line.outcome == "fail" else None
+        return found == cause if cause else found is not None and found not in CAUSES
+
+    return seen
+
+
+def _live_fallback(entry: EntryView) -> bool:
+    line = entry.line_results.get("missing_fixture")
+    run = line.evidence.get("run") if line is not None else None
+    return bool(isinstance(run, Mapping) and run.get("connections"))
+
+
+CAUSES = {"timestamp": "timestamp in the output", "random_id": "random id per row", "ordering": "unordered output"}
+FAILURE_MODES: tuple[FailureMode, ...] = (
+    *(FailureMode(label, _failure_cause(cause)) for cause, label in CAUSES.items()),
+    FailureMode("replays differ (other cause)", _failure_cause(None)),
+    FailureMode("live call on a missing fixture", _live_fallback),
+    FailureMode("network attempt in replay", outcome_is("offline", "fail")),
+    FailureMode("fixtures look edited", outcome_is("record", "needs_review")),
+    FailureMode("record not capped or not re-runnable", outcome_is("record", "fail")),
+    FailureMode("volatile data in answers.json", outcome_is("volatile", "fail")),
+)

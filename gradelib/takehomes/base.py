@@ -1,0 +1,96 @@
+"""The grading mechanics every take-home shares: sandbox, environment, rubric, lines, report, prefetch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, ClassVar, Self
+
+from gradelib.environment import Environment, prepare
+from gradelib.result import LineResult, Outcome, Report, Tier
+from gradelib.review.rubric import Rubric, default_rubric
+from gradelib.sandbox import Sandbox
+
+
+class BaseGrading:
+    """One submission being graded: a sandbox of fresh copies, its installed environment, its rubric.
+
+    A take-home subclasses it, sets TAKEHOME, writes one method per rubric line (named after the
+    line id, returning a LineResult) and `facts()`, and lists in `prefetch_tasks` the sandbox
+    runs that can go side by side. `report()` then runs every line the rubric names.
+    """
+
+    TAKEHOME: ClassVar[str]
+    FLAG_RUNTIME_DEPENDENCIES: ClassVar[bool] = False  # flag package.json `dependencies` in the report
+
+    def __init__(
+        self,
+        submission: Path,
+        *,
+        name: str | None = None,
+        rubric: Rubric | None = None,
+        environment: Environment | None = None,
+    ) -> None:
+        self.submission = Path(submission)
+        self.name = name or self.submission.name
+        self.rubric = rubric or default_rubric(self.TAKEHOME)
+        self.environment = environment if environment is not None else prepare(self.submission)
+        self.box = Sandbox(self.submission, environment=self.environment)
+
+    def __enter__(self) -> Self:
+        self.box.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.box.__exit__(*exc)
+
+    def open(self) -> Self:
+        """Enter the sandbox (for notebooks, where a `with` block cannot span cells)."""
+        return self.__enter__()
+
+    def close(self) -> None:
+        """Remove the sandbox's workspace."""
+        self.__exit__(None, None, None)
+
+    def _line(
+        self, line_id: str, outcome: Outcome, message: str, evidence: Mapping[str, Any], tier: Tier | None = None
+    ) -> LineResult:
+        points, maximum = self.rubric.score(line_id, outcome, tier)
+        return LineResult(line_id, outcome, message, dict(evidence), points, maximum, tier)
+
+    def prefetch_tasks(self) -> Sequence[Callable[[], object]]:
+        """Sandbox runs that can go side by side before the lines read them (none by default)."""
+        return ()
+
+    def prefetch(self) -> None:
+        """Run the independent sandbox runs side by side: they wait (timeouts, servers) more than compute."""
+        tasks = self.prefetch_tasks()
+        if not tasks:
+            return
+        with ThreadPoolExecutor(len(tasks)) as pool:
+            for future in [pool.submit(task) for task in tasks]:
+                future.result()
+
+    def checks(self) -> dict[str, Callable[[], LineResult]]:
+        """The line checks, by line id, in rubric order (a rubric line without a method is skipped)."""
+        found = {}
+        for line_id in self.rubric.line_ids:
+            method = getattr(self, line_id, None)
+            if callable(method):
+                found[line_id] = method
+        return found
+
+    def facts(self) -> dict[str, Any]:
+        """What the kit measured beyond the lines."""
+        return {}
+
+    def environment_section(self) -> dict[str, Any]:
+        """What the submission declared, what was installed, what was refused (and flagged)."""
+        return self.environment.evidence(flag_runtime=self.FLAG_RUNTIME_DEPENDENCIES)
+
+    def report(self) -> Report:
+        """Every line, in rubric order, with the facts and the environment."""
+        self.prefetch()
+        lines = tuple(check() for check in self.checks().values())
+        return Report(self.TAKEHOME, self.name, lines, self.facts(), self.environment_section())
