@@ -30,17 +30,20 @@ from typing import Any
 from gradelib import takehomes
 from gradelib.environment import Environment, prepare
 from gradelib.review.rubric import takehome_data
-from gradelib.sandbox import SANDBOX_PATH, base_environment, link_node_modules
+from gradelib.sandbox import SANDBOX_PATH, Isolation, RunResult, base_environment, link_node_modules
 from gradelib.takehomes import payments, replay
 from gradelib.takehomes.payments.clientruns import (
     AMOUNT,
     CHECKOUT,
     NPM_ENV,
+    ORDERS_AMOUNTS,
     OUTAGE_REPEAT_UNDER_SECONDS,
     RESULT_MARKER,
     find_tests,
+    seed_for,
 )
 from gradelib.takehomes.payments.gateway import Gateway
+from gradelib.takehomes.payments.suites import run_suites
 from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
 
 PATH = SANDBOX_PATH
@@ -118,6 +121,7 @@ def run_bare(
     env: Mapping[str, str],
     timeout: float,
     stop: threading.Event | None = None,
+    stderr: list[str] | None = None,
 ) -> tuple[Command, str]:
     """Run argv with plain subprocess; kill its group on timeout or when `stop` is set. (Command, stdout).
 
@@ -160,6 +164,8 @@ def run_bare(
         watcher.join()
     code = proc.returncode
     cpu = _children_cpu() - cpu_before
+    if stderr is not None:
+        stderr.append(_err.decode("utf-8", "replace"))
     return Command(label, seconds, code, stopped.is_set(), cpu), out.decode("utf-8", "replace")
 
 
@@ -291,7 +297,15 @@ def _driver() -> str:
 
 
 def _client(
-    floor: Floor, label: str, copy: Path, gateway: Gateway, timeout: float, *, at_first_request: bool = False
+    floor: Floor,
+    label: str,
+    copy: Path,
+    gateway: Gateway,
+    timeout: float,
+    *,
+    at_first_request: bool = False,
+    scenario: str = "",
+    number: int = 0,
 ) -> tuple[Command, dict[str, Any] | None]:
     """One driver run against the gateway; stopped at its first request (restart) or past a flood."""
     base = gateway.counts().requests
@@ -307,7 +321,8 @@ def _client(
     key = secrets.token_hex(16)
     key_file = copy / KEY_FILE
     key_file.write_text(key)
-    argv = [node, _driver(), str(copy / CHECKOUT), str(AMOUNT), str(key_file)]
+    amounts = ",".join(str(a) for a in (ORDERS_AMOUNTS if scenario == "orders" else (AMOUNT,)))
+    argv = [node, _driver(), str(copy / CHECKOUT), amounts, str(key_file), str(seed_for(scenario, number))]
     with serving(gateway, floor) as port:
         env = base_env(copy.parent, {"GATEWAY_URL": f"http://127.0.0.1:{port}"})
         command, stdout = run_bare(label, argv, copy, env, timeout, stop=stop)
@@ -335,40 +350,49 @@ def driver_result(stdout: str, key: str) -> dict[str, Any] | None:
 def floor_payments(source: Path, work: Workspace, floor: Floor) -> None:
     """The driver per gateway scenario (transient, restart x2, outage up to x3, slow), then the tests."""
     copy = work.copy("transient")
-    _, result = _client(floor, "transient", copy, Gateway("transient"), SCENARIO_TIMEOUT)
+    _, result = _client(floor, "transient", copy, Gateway("transient"), SCENARIO_TIMEOUT, scenario="transient")
     if result is not None and result.get("outcome") in ("resolved", "rejected"):
         gateway = Gateway("restart")
         copy = work.copy("restart")
-        _client(floor, "restart: killed at first request", copy, gateway, SCENARIO_TIMEOUT, at_first_request=True)
-        _client(floor, "restart: second run", copy, gateway, SCENARIO_TIMEOUT)
+        _client(floor, "restart: killed at first request", copy, gateway, SCENARIO_TIMEOUT, at_first_request=True,
+                scenario="restart")  # fmt: skip
+        _client(floor, "restart: second run", copy, gateway, SCENARIO_TIMEOUT, scenario="restart", number=1)
+        _client(floor, "orders", work.copy("orders"), Gateway("orders"), SCENARIO_TIMEOUT, scenario="orders")
         gateway = Gateway("outage")
         copy = work.copy("outage")
-        command, result = _client(floor, "outage #1", copy, gateway, SCENARIO_TIMEOUT)
+        command, result = _client(floor, "outage #1", copy, gateway, SCENARIO_TIMEOUT, scenario="outage")
         requests = len(gateway.requests)
         if result is not None and requests >= 3 and command.seconds <= OUTAGE_REPEAT_UNDER_SECONDS:
             for number in range(2, OUTAGE_RUNS + 1):
-                _client(floor, f"outage #{number}", work.copy("outage"), Gateway("outage"), SCENARIO_TIMEOUT)
-        _client(floor, "slow", work.copy("slow"), Gateway("slow"), SLOW_TIMEOUT)
+                _client(floor, f"outage #{number}", work.copy("outage"), Gateway("outage"), SCENARIO_TIMEOUT,
+                        scenario="outage")  # fmt: skip
+        _client(floor, "slow", work.copy("slow"), Gateway("slow"), SLOW_TIMEOUT, scenario="slow")
     found = find_tests(source)
     if found is None:
         return
-    kind, command_words = found
-    binary = shutil.which(command_words[0], path=PATH)
+    binary = shutil.which(found[1][0], path=PATH)
     if binary is None:
         return
-    draft = takehome_data(payments.TAKEHOME).joinpath(*payments.DRAFT).read_text(encoding="utf-8")
-    for label in ("own", "draft"):
-        copy = work.copy(f"tests-{label}")
-        if label == "draft":
-            target = copy / CHECKOUT
-            target.unlink(missing_ok=True)
-            target.write_text(draft, encoding="utf-8")
+
+    def bare_tests(argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
+        errors: list[str] = []
         with serving(Gateway("transient"), floor) as port:
-            env = base_env(copy.parent, {**NPM_ENV, "GATEWAY_URL": f"http://127.0.0.1:{port}"})
-            result_command, _ = run_bare(
-                f"{' '.join(command_words)} on {label} code", [binary, *command_words[1:]], copy, env, TEST_TIMEOUT
-            )
-        floor.commands.append(result_command)
+            full = base_env(copy.parent, {**NPM_ENV, **env, "GATEWAY_URL": f"http://127.0.0.1:{port}"})
+            command, out = run_bare(f"tests: {copy.parent.name}", argv, copy, full, TEST_TIMEOUT, stderr=errors)
+        floor.commands.append(command)
+        return _as_run_result(argv, copy, command, out, "".join(errors))
+
+    run_suites(source, binary, work.copy, bare_tests)  # the kit's own choice of variants, each run bare
+
+
+def _as_run_result(argv: Sequence[str], copy: Path, command: Command, out: str, err: str) -> RunResult:
+    """A bare command in the shape the kit's test reading expects."""
+    return RunResult(
+        argv=tuple(argv), cwd=str(copy), exit_code=command.exit_code, timed_out=False, stopped=command.stopped,
+        output_limit_hit=False, duration=command.seconds, stdout=out, stderr=err, stdout_bytes=len(out),
+        stderr_bytes=len(err), connections=(), dns_names=(), opened=(), isolation=Isolation("none", "bare"),
+        traced=False,
+    )  # fmt: skip
 
 
 def floor_one(path: str) -> dict[str, Any]:
