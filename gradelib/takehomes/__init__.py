@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import functools
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
 from gradelib.errors import TakeHomeBroken, UnknownTakehome
@@ -15,11 +15,16 @@ from gradelib.takehomes.plugin import TakeHome
 
 ENTRY_POINT_GROUP = "gradelib.takehomes"
 KIT_TAKEHOMES = ("replay", "payments")  # listed first, in this order; then everyone else's by name
+# The same registrations as the kit's pyproject.toml, for a kit run from a source tree that was never
+# installed (no package metadata, so no entry points); an installed registration wins.
+KIT_ENTRY_POINTS = {name: f"gradelib.takehomes.{name}:PLUGIN" for name in KIT_TAKEHOMES}
 
 
 @functools.cache
-def _entry_points() -> dict[str, object]:
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+def _entry_points() -> dict[str, EntryPoint]:
+    found = {name: EntryPoint(name, value, ENTRY_POINT_GROUP) for name, value in KIT_ENTRY_POINTS.items()}
+    found |= {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    return found
 
 
 def names() -> tuple[str, ...]:
@@ -35,7 +40,7 @@ def load(name: str) -> TakeHome:
     if entry is None:
         raise UnknownTakehome(name, names())
     try:
-        plugin = entry.load()  # type: ignore[attr-defined]
+        plugin = entry.load()
     except Exception as exc:  # a team's package that fails to import must not hide the others
         raise TakeHomeBroken(name, f"cannot be loaded: {type(exc).__name__}: {exc}") from exc
     if not isinstance(plugin, TakeHome) or plugin.id != name:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,9 @@ REWRITE_KEPT = 0.5  # share of the draft's lines under which checkout.mjs no lon
 PATH_MASKS = {"submission": "<submission>", "home": "<home>", "tmp": "<tmp>"}
 KIT_FOLDER = "kit"
 MIN_MASKED_KEY_CHARS = 16  # shorter keys are not random ones, and masking them would garble text
+# What a generated key looks like (a UUID, a token): masked, since it differs on every grading. Anything
+# else (`order-4200`, or markup a hostile client sends as its key) is shown, escaped, as evidence.
+GENERATED_KEY = re.compile(r"[\w\-:.]+")
 FIX_NAMES = {"per_call_fix": "one key per call", "persisted_fix": "key persisted before the request"}
 MAX_SOURCE_BYTES = 1024 * 1024
 MAX_NOTE_BYTES = 256 * 1024
@@ -316,7 +320,8 @@ class PaymentsGrading(BaseGrading):
             for scenario in (run, *(self.__dict__.get("outage_repeats", ()) if name == "outage" else ())):
                 for request in scenario.requests if scenario is not None else ():
                     key = request.key
-                    if key is not None and len(key) >= MIN_MASKED_KEY_CHARS and key not in labels:
+                    generated = key is not None and len(key) >= MIN_MASKED_KEY_CHARS and GENERATED_KEY.fullmatch(key)
+                    if key is not None and generated and key not in labels:
                         labels[key] = f"<key-{len(labels) + 1}>"
         return masks | labels
 
