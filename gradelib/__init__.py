@@ -6,7 +6,7 @@ from gradelib.errors import GradelibError, RubricError, SandboxUnavailable, Subm
 from gradelib.result import LineResult, Report
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = [
     "GradelibError",
     "Limits",

@@ -12,6 +12,7 @@ from typing import Any
 
 from gradelib import batch, takehomes
 from gradelib.batch import GradeOutcome
+from gradelib.batch.preflight import preflight
 from gradelib.cohort import demo, summary
 from gradelib.display import render
 from gradelib.environment import InstallSettings
@@ -154,6 +155,8 @@ def _deps(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     _settings(args)
+    for warning in preflight([args.takehome] if args.takehome else None):
+        print(f"WARNING: {warning}", file=sys.stderr)
     progress = _Progress()
     try:
         outcomes = batch.grade(
