@@ -1,0 +1,50 @@
+"""What a reviewer sees, as golden files: a change in a report's JSON or text shows as a diff here.
+
+Graded for real (sandbox, installers, servers); what legitimately varies between machines and
+runs (durations, timings, runtime versions) is masked before comparing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from conftest import SAMPLES
+from golden_util import assert_golden
+
+from gradelib import takehomes
+from gradelib.display.render import report_text
+
+pytestmark = pytest.mark.e2e
+
+VARIES = {"duration_s", "install_seconds", "seconds", "time", "python", "node", "wall_seconds", "cache"}
+TIMINGS = {"gaps_ms", "gaps_ms_per_run", "outage_gaps_ms"}
+DURATION_TEXT = re.compile(r"\b\d+(\.\d+)? ?(s|ms)\b")
+
+
+def normalise(value: Any, key: str = "") -> Any:
+    """The report with what varies between runs replaced by a marker."""
+    if key in VARIES and value is not None:
+        return "<varies>"
+    if key in TIMINGS and value is not None:
+        return "<timings>"
+    if isinstance(value, dict):
+        return {k: normalise(v, k) for k, v in value.items()}
+    if isinstance(value, list):
+        return [normalise(v) for v in value]
+    if isinstance(value, str):
+        return DURATION_TEXT.sub("<t>", value)
+    return value
+
+
+@pytest.mark.parametrize(
+    ("takehome", "sample"),
+    [("replay", "amara-okafor"), ("replay", "farah-nasser"), ("replay", "ines-ferreira"), ("payments", "jonas-berg")],
+)
+def test_report_json_and_text_match_their_golden_files(takehome: str, sample: str) -> None:
+    report = takehomes.load(takehome).check(SAMPLES / takehome / sample)
+    document = normalise(report.to_dict())
+    assert_golden(f"report-{takehome}-{sample}.json", json.dumps(document, indent=1, sort_keys=True) + "\n")
+    assert_golden(f"report-{takehome}-{sample}.txt", DURATION_TEXT.sub("<t>", report_text(report)) + "\n")
