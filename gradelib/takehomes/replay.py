@@ -340,7 +340,7 @@ class ReplayGrading:
             "runs": [a.run.evidence(), b.run.evidence()],
         }
         for replay in (a, b):
-            if replay.run.timed_out or replay.run.output_limit_hit:
+            if replay.run.timed_out or replay.run.output_limit_hit or replay.run.disk_limit_hit:
                 return self._line("identical", "error", f"replay {replay.run.status()}", evidence)
         for replay, label in ((a, "run A"), (b, "run B")):
             if replay.run.exit_code != 0:
@@ -432,7 +432,7 @@ class ReplayGrading:
             "named": named,
             "answers_written": replay.answers is not None,
         }
-        if run.timed_out or run.output_limit_hit:
+        if run.timed_out or run.output_limit_hit or run.disk_limit_hit:
             return self._line("missing_fixture", "error", f"replay without {removed}: {run.status()}", evidence)
         problems = []
         if run.exit_code == 0:
