@@ -131,7 +131,7 @@ class RunResult:
         if self.output_limit_hit:
             return "killed: printed more than the output limit"
         if self.disk_limit_hit:
-            return f"killed: disk limit reached (wrote {_mib(self.disk_limit_bytes)} of files, the cap per grading)"
+            return f"killed: disk limit reached (its grading's {_mib(self.disk_limit_bytes)} of writable space is full)"
         if self.stopped:
             return "stopped by the kit"
         return f"exit {self.exit_code}"
