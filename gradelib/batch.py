@@ -215,7 +215,14 @@ def _plan(
         elif not force and book.up_to_date(row.takehome, row.name, staged.digest):
             report(GradeOutcome(staged.name, label, staged.takehome, "up_to_date", None, None, None, 0.0))
         else:
-            item = _parcel(book, staged, row, label, paths)
+            try:
+                item = _parcel(book, staged, row, label, paths)
+            except (OSError, RecursionError) as exc:  # a tree that cannot be packed must not stop the batch
+                run_id = book.start_run(row.id, __version__, staged.digest)
+                error = f"cannot be sent to a worker: {type(exc).__name__}: {exc}"[:500]
+                book.finish_run(run_id, "error", error=error)
+                report(GradeOutcome(staged.name, label, staged.takehome, "error", None, None, error, 0.0))
+                continue
             pending.append(_Job(staged, label, book.start_run(row.id, __version__, staged.digest), item))
     return pending
 

@@ -37,7 +37,7 @@ def grade_parcel(item: Parcel) -> Artifacts:
     if item.kit_version != __version__:  # the same results anywhere: the same kit everywhere
         mismatch = f"this worker ({host}) has gradelib {__version__}, the driver {item.kit_version}"
         return Artifacts(item.key, mismatch, 0.0, host)
-    with tempfile.TemporaryDirectory(prefix="gradelib-grade-") as folder:
+    with tempfile.TemporaryDirectory(prefix="gradelib-grade-", ignore_cleanup_errors=True) as folder:
         root = Path(folder)
         submission = parcel.unpack(item.files, root)
         book = root / GRADEBOOK
