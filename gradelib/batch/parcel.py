@@ -10,13 +10,15 @@ HTML, the JSON result and the kernel log back; the driver alone writes reports a
 from __future__ import annotations
 
 import io
+import posixpath
 import tarfile
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from gradelib.environment.settings import ENV_INDEX_URL, ENV_OFFLINE, ENV_REGISTRY
+from gradelib.errors import SubmissionError
 
 # Install settings a worker takes from the driver (the cache folder and interpreter stay the worker's own).
 FORWARDED_ENV = (ENV_INDEX_URL, ENV_REGISTRY, ENV_OFFLINE)
@@ -96,9 +98,42 @@ def _extract_filter(member: tarfile.TarInfo, path: str) -> tarfile.TarInfo | Non
     return _keep(checked)
 
 
+def _checked_members(archive: tarfile.TarFile) -> list[tarfile.TarInfo]:
+    """The same rules as `_extract_filter`, for a Python whose tarfile has no extraction filters.
+
+    Debian 12's Python 3.11.2 predates them (3.11.4). As with the `tar` filter: names stay under
+    submission/ and never pass through a link (a link itself is kept as a link, wherever it
+    points: the kit never follows one), and set-uid, set-gid, sticky and group/other write bits
+    are dropped.
+    """
+    kept: list[tarfile.TarInfo] = []
+    links: set[str] = set()
+    for member in archive.getmembers():
+        if member.type not in _KEPT_TYPES:
+            continue
+        name = posixpath.normpath(member.name)
+        parts = PurePosixPath(name).parts
+        if member.name.startswith("/") or ".." in parts or not parts or parts[0] != SUBMISSION:
+            raise SubmissionError(member.name, "a parcel member outside submission/")
+        if any("/".join(parts[:depth]) in links for depth in range(1, len(parts))):
+            raise SubmissionError(member.name, "a parcel member inside a linked folder")
+        if member.issym():
+            links.add(name)
+        member.mode &= 0o755
+        kept.append(member)
+        _keep(member)
+    return kept
+
+
 def unpack(data: bytes, target: Path) -> Path:
     """Unpack a `pack` archive under `target`; returns the submission folder."""
     target.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        archive.extractall(str(target), filter=_extract_filter)
+        if not hasattr(tarfile, "data_filter"):
+            archive.extractall(str(target), members=_checked_members(archive))  # noqa: S202 - checked above
+            return target / SUBMISSION
+        try:
+            archive.extractall(str(target), filter=_extract_filter)
+        except tarfile.TarError as exc:  # FilterError: a member outside submission/ or through a link
+            raise SubmissionError(str(exc), "a parcel member outside submission/") from exc
     return target / SUBMISSION
