@@ -169,6 +169,7 @@ def _grade(args: argparse.Namespace) -> int:
             reveal=args.reveal,
             progress=progress,
             scheduler=args.scheduler,
+            notice=lambda message: print(f"gradelib: {render.plain(message)}", file=sys.stderr),
         )
     finally:
         progress.close()

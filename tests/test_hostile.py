@@ -460,7 +460,7 @@ def test_the_copier_refuses_a_named_pipe_clearly(graded: Graded) -> None:
 def test_an_empty_repo_is_an_error_saying_why(graded: Graded) -> None:
     outcome = graded.outcome(None, "empty-repo")
     assert outcome.status == "error"
-    assert outcome.error == "cannot tell which take-home this answers (no run.sh, cassettes/ or checkout.mjs)"
+    assert outcome.error == "cannot tell which take-home this answers (no run.sh, cassettes or checkout.mjs)"
 
 
 @pytest.mark.parametrize("name", ["weird-names", "tar-weird-names"])

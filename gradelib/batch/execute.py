@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 CELL_TIMEOUT = 900  # one cell may run every sandboxed command of a submission
 KERNEL = "python3"
@@ -22,8 +24,12 @@ def notebook_for(takehome: str) -> Path:
     return path
 
 
-def _ipc_kernel_manager(folder: str) -> type:
-    """A kernel manager on IPC transport: no TCP port, no "running over TCP" warning."""
+def _ipc_kernel_manager(folder: str, env: Mapping[str, str], stderr: IO[bytes] | None) -> type:
+    """A kernel manager on IPC transport: no TCP port, no "running over TCP" warning.
+
+    The kernel gets `env` on top of this process's environment and writes its stderr to
+    `stderr`: per kernel, so gradings side by side in one process's threads never mix.
+    """
     from jupyter_client.manager import KernelManager
     from traitlets import default
 
@@ -36,19 +42,34 @@ def _ipc_kernel_manager(folder: str) -> type:
         def _default_ip(self) -> str:
             return str(Path(folder) / "kernel")
 
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw: Any) -> None:
+            kw["env"] = {**(kw.get("env") or os.environ), **env}
+            if stderr is not None:
+                kw["stderr"] = stderr
+            await super()._async_launch_kernel(kernel_cmd, **kw)
+
     return IpcKernelManager
 
 
-def execute(source: Path, target: Path, parameters: Mapping[str, Any]) -> str | None:
+def execute(
+    source: Path,
+    target: Path,
+    parameters: Mapping[str, Any],
+    *,
+    env: Mapping[str, str] | None = None,
+    log: Path | None = None,
+) -> str | None:
     """Execute `source` into `target`; the error in one line, or None when every cell ran.
 
     papermill saves the notebook even when a cell fails, so the evidence up to the
-    failure is kept.
+    failure is kept. `env` is added to the kernel's environment; its stderr goes to `log`.
     """
     import papermill  # slow to import; only the workers need it
 
     try:
-        with tempfile.TemporaryDirectory(prefix="gradelib-kernel-") as sockets:
+        with contextlib.ExitStack() as stack:
+            sockets = stack.enter_context(tempfile.TemporaryDirectory(prefix="gradelib-kernel-"))
+            stderr = stack.enter_context(open(log, "wb")) if log is not None else None
             papermill.execute_notebook(
                 str(source),
                 str(target),
@@ -58,13 +79,29 @@ def execute(source: Path, target: Path, parameters: Mapping[str, Any]) -> str | 
                 log_output=False,
                 execution_timeout=CELL_TIMEOUT,
                 cwd=str(Path(target).resolve().parent),  # where a reviewer who opens the report runs it too
-                kernel_manager_class=_ipc_kernel_manager(sockets),
+                kernel_manager_class=_ipc_kernel_manager(sockets, env or {}, stderr),
             )
     except papermill.PapermillExecutionError as exc:
         return f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]
     except Exception as exc:  # a dead kernel or a timeout must not sink the batch
         return f"{type(exc).__name__}: {exc}"[:500]
     return None
+
+
+def show_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
+    """Rewrite the executed notebook's injected parameters cell to `parameters`.
+
+    A worker runs the notebook on its own temporary paths; the saved report shows the
+    driver's (staged submission, gradebook, result), so a reviewer can re-run it there.
+    """
+    import nbformat
+    from papermill.parameterize import parameterize_notebook
+
+    if not notebook.exists() or not parameters:
+        return
+    node = nbformat.read(notebook, as_version=4)
+    node = parameterize_notebook(node, dict(parameters), kernel_name=KERNEL, language="python")
+    nbformat.write(node, notebook)
 
 
 def export_html(notebook: Path) -> Path | None:

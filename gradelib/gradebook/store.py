@@ -6,6 +6,7 @@ import json
 import random
 import re
 import sqlite3
+import tempfile
 import threading
 import time
 import uuid
@@ -430,8 +431,12 @@ class Gradebook:
         error: str | None = None,
         notebook: str | None = None,
         html: str | None = None,
+        seconds: float | None = None,
     ) -> None:
-        """Close a running run as "graded" or "error", writing report["lines"] in the same transaction."""
+        """Close a running run as "graded" or "error", writing report["lines"] in the same transaction.
+
+        `seconds` is the grading's own time when it ran elsewhere (default: since the run started).
+        """
         if status not in FINISHED_STATUSES:
             raise ValueError(f"a run finishes as one of {FINISHED_STATUSES}, not {status!r}")
         lines = _line_values(run_id, report) if report is not None else []
@@ -444,11 +449,13 @@ class Gradebook:
             if row["status"] != "running":
                 raise GradebookError(str(self.path), f"run {run_id} already finished as {row['status']!r}")
             finished = utc_now()
-            seconds = (datetime.fromisoformat(finished) - datetime.fromisoformat(row["started_at"])).total_seconds()
+            took = seconds
+            if took is None:
+                took = (datetime.fromisoformat(finished) - datetime.fromisoformat(row["started_at"])).total_seconds()
             conn.execute(
                 "UPDATE runs SET finished_at = ?, seconds = ?, status = ?, error = ?, notebook = ?, html = ?, facts = ?"
                 " WHERE id = ?",
-                (finished, max(seconds, 0.0), status, error, notebook, html, facts, run_id),
+                (finished, max(took, 0.0), status, error, notebook, html, facts, run_id),
             )
             conn.executemany(f"INSERT INTO lines ({_LINE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", lines)
 
@@ -565,3 +572,27 @@ class Gradebook:
             return new_submissions, added, len(entries) - added
 
         return self._write(work)
+
+    def excerpt(self, takehome: str, name: str) -> bytes:
+        """A new gradebook file's bytes holding only this submission (same id and number) and its scores.
+
+        What a worker's notebook reads for its scoring panel; the driver's gradebook never leaves it.
+        """
+        row = self.submission(takehome, name)
+        entries = self.scores(takehome, name)
+        with tempfile.TemporaryDirectory(prefix="gradelib-excerpt-") as folder:
+            path = Path(folder) / "gradebook.sqlite"
+            with Gradebook(path) as copy:
+
+                def work(conn: sqlite3.Connection) -> None:
+                    if row is not None:
+                        conn.execute(
+                            f"INSERT INTO submissions ({_SUBMISSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                            astuple(row),
+                        )
+                    for entry in entries:
+                        _insert_score(conn, entry)
+
+                copy._write(work)
+                copy._retry(lambda: copy._connection().execute("PRAGMA journal_mode = DELETE").fetchone())
+            return path.read_bytes()

@@ -21,7 +21,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -33,7 +32,7 @@ from typing import IO, Any, Literal
 from gradelib.environment import Environment
 from gradelib.environment.nodeinstall import NODE_MODULES
 from gradelib.errors import SandboxUnavailable
-from gradelib.sandbox import connlog, nsinit, safefs
+from gradelib.sandbox import connlog, diskcap, nsinit, safefs
 from gradelib.sandbox.dnslog import RESOLV_CONF, DnsLog
 from gradelib.sandbox.masking import mask
 
@@ -112,11 +111,14 @@ class RunResult:
     isolation: Isolation
     traced: bool
     notes: tuple[str, ...] = ()
+    disk_limit_hit: bool = False  # killed: the grading's capped writable space was full
+    disk_limit_bytes: int | None = None  # that cap; None where disk is not bounded
 
     @property
     def ok(self) -> bool:
         """Exited 0 on its own."""
-        return self.exit_code == 0 and not (self.timed_out or self.stopped or self.output_limit_hit)
+        killed = self.timed_out or self.stopped or self.output_limit_hit or self.disk_limit_hit
+        return self.exit_code == 0 and not killed
 
     @property
     def network_attempts(self) -> tuple[connlog.Connection, ...]:
@@ -129,6 +131,8 @@ class RunResult:
             return f"killed after {self.duration:.0f} s (timeout)"
         if self.output_limit_hit:
             return "killed: printed more than the output limit"
+        if self.disk_limit_hit:
+            return f"killed: disk limit reached (its grading's {_mib(self.disk_limit_bytes)} of writable space is full)"
         if self.stopped:
             return "stopped by the kit"
         return f"exit {self.exit_code}"
@@ -153,6 +157,11 @@ class RunResult:
 
 
 _refused: str | None = None  # why namespaces failed once in this process; not retried
+_disk_told = False  # whether a run of this process has said that disk use is not bounded
+
+
+def _mib(count: int | None) -> str:
+    return f"{(count or 0) // 2**20} MiB"
 
 
 def libfaketime() -> str | None:
@@ -203,8 +212,18 @@ def tool(name: str) -> str | None:
 class Sandbox(AbstractContextManager["Sandbox"]):
     """A workspace of fresh copies of one submission, and the runs made in them."""
 
-    def __init__(self, source: Path, *, isolate: bool = True, environment: Environment | None = None) -> None:
+    def __init__(
+        self,
+        source: Path,
+        *,
+        isolate: bool = True,
+        environment: Environment | None = None,
+        disk_bytes: int | None = None,
+    ) -> None:
+        """`disk_bytes` caps the whole workspace (default `diskcap.configured_limit()`)."""
         self.source = Path(source)
+        self.disk_bytes = disk_bytes
+        self.disk = diskcap.DiskCap(Path(), None, "not entered")
         self.environment = environment or Environment()
         self.isolate = isolate and not os.environ.get(ENV_FORCE_NO_NAMESPACES)
         self.as_root = _real_root()
@@ -214,7 +233,8 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         self._lock = threading.Lock()
 
     def __enter__(self) -> Sandbox:
-        self.root = Path(tempfile.mkdtemp(prefix="gradelib-"))
+        self.disk = diskcap.workspace(self.disk_bytes)
+        self.root = self.disk.folder
         os.chmod(self.root, 0o711)
         return self
 
@@ -223,6 +243,7 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         return self.environment.bin_dirs()
 
     def __exit__(self, *exc: object) -> None:
+        diskcap.release(self.disk)  # a capped workspace is unmounted: everything in it is gone at once
         _remove_tree(self.root)
 
     def _next(self, label: str) -> Path:
@@ -275,6 +296,7 @@ class Sandbox(AbstractContextManager["Sandbox"]):
             folder.mkdir()
             if self.as_root:
                 os.chown(folder, self.uid, self.uid)
+        os.chmod(tmp, 0o1777)  # also the run's /tmp: inside the capped workspace, not beside it
         isolate = self.isolate and _refused is None
         call = _Call(self, argv, cwd, scratch, env or {}, limits, services, trace_files, umask, cpus, hostname)
         result = call.start(isolate, stop_when)
@@ -282,7 +304,38 @@ class Sandbox(AbstractContextManager["Sandbox"]):
             _refused = call.refusal
             result = call.start(False, stop_when)
             assert result is not None
+        if result.disk_limit_hit:
+            self._free(Path(cwd), scratch)
         return result
+
+    def writable(self, cwd: Path, scratch: Path) -> list[str]:
+        """What one run may write: its own copy's folder and its scratch (HOME, TMPDIR), nothing else.
+
+        Runs side by side cannot touch each other's copies, and what a run that filled the
+        disk wrote is exactly what `_free` removes.
+        """
+        try:
+            top = self.root / Path(cwd).resolve().relative_to(self.root.resolve()).parts[0]
+        except (ValueError, IndexError):
+            return [str(self.root)]  # a working folder outside the workspace: the old, coarser rule
+        return [str(top), str(scratch)]
+
+    def _free(self, cwd: Path, scratch: Path) -> None:
+        """Empty what a run that filled the disk could write, so the grading's next runs have room."""
+        writable = self.writable(cwd, scratch)
+        if writable == [str(self.root)]:
+            return  # a working folder outside the workspace: what it wrote cannot be told apart
+        home, tmp = scratch / "home", scratch / "tmp"
+        for folder in (Path(writable[0]), home, tmp):
+            _remove_tree(folder)
+        Path(writable[0]).mkdir(mode=0o711)
+        cwd.mkdir(parents=True, exist_ok=True, mode=0o711)
+        for folder in (home, tmp):
+            folder.mkdir()
+        os.chmod(tmp, 0o1777)
+        if self.as_root:
+            for folder in (home, tmp, cwd):
+                os.chown(folder, self.uid, self.uid)
 
 
 class _Call:
@@ -393,8 +446,9 @@ class _Call:
                 "listen": listen,
                 "resolv_conf": str(resolv),
                 "root_dir": str(root_dir),
-                "writable": [str(self.box.root)],
-                "read_only": self.box.environment.read_only_paths(),
+                "writable": self.box.writable(self.cwd, self.scratch),
+                "read_only": self.box.environment.read_only_paths() + self._kit_folder(),
+                "tmp": str(self.scratch / "tmp") if self.box.disk.bounded else None,
                 "cwd": str(self.cwd),
                 "argv": argv,
                 "traced": argv[0] == tool("strace"),
@@ -438,7 +492,7 @@ class _Call:
             pid = int(message.get("pid", 0))
             out = _Capture(proc.stdout, self.limits.output_bytes)
             err = _Capture(proc.stderr, self.limits.output_bytes)
-            why = _watch(proc, started + self.limits.wall_seconds, stop_when, (out, err))
+            why = _watch(proc, started + self.limits.wall_seconds, stop_when, (out, err), self.box.disk.full)
             if why:
                 _kill(pid, isolate)
             code = proc.wait()
@@ -449,6 +503,7 @@ class _Call:
             out.join()
             err.join()
         notes = list(message.get("notes", []))
+        notes += self._disk_notes(why == "disk")
         isolation = self._isolation(isolate)
         log = _read_trace(Path(trace))
         traced = tool("strace") is not None
@@ -474,7 +529,26 @@ class _Call:
             isolation=isolation,
             traced=traced,
             notes=tuple(mask(note, hide) for note in notes),
+            disk_limit_hit=why == "disk",
+            disk_limit_bytes=self.box.disk.limit,
         )
+
+    def _kit_folder(self) -> list[str]:
+        kit = self.box.root / "kit"  # kit files (the payments driver), read-only to every run
+        return [str(kit)] if kit.is_dir() else []
+
+    def _disk_notes(self, full: bool) -> list[str]:
+        global _disk_told
+        disk = self.box.disk
+        if full:
+            return [
+                f"disk limit: the run filled the {disk.describe()} of writable space its grading gets"
+                " (copies, HOME, /tmp); the kit stopped it and emptied what it wrote"
+            ]
+        if not disk.bounded and not _disk_told:
+            _disk_told = True
+            return [f"disk use is {disk.describe()}"]
+        return []
 
     def _isolation(self, isolate: bool) -> Isolation:
         if isolate:
@@ -569,6 +643,7 @@ def _watch(
     deadline: float,
     stop_when: Callable[[], bool] | None,
     captures: Sequence[_Capture],
+    disk_full: Callable[[], bool] = lambda: False,
 ) -> str:
     """Wait for the command; return why the kit must kill it ("" if it ended on its own)."""
     while True:
@@ -581,6 +656,8 @@ def _watch(
             return "timeout"
         if any(c.flooding for c in captures):
             return "output"
+        if disk_full():
+            return "disk"
         if stop_when is not None and stop_when():
             return "stopped"
 

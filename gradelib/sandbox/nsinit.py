@@ -121,7 +121,7 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
 
 
 def arrange_mounts(config: dict[str, Any], notes: list[str]) -> None:
-    """Build a minimal root and move into it: the system read-only, the workspace, private /tmp.
+    """Build a minimal root and move into it: the system read-only, the run's folders, private /tmp.
 
     Everything else (the reviewer's home, the kit's repository and reports, /run's sockets,
     other submissions) is simply not there. DNS points at the grader's logging resolver.
@@ -131,7 +131,10 @@ def arrange_mounts(config: dict[str, Any], notes: list[str]) -> None:
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
     for path in SYSTEM_PATHS:
         _expose(root, path, read_only=True, notes=notes)
-    _mount("tmpfs", _mkdir(root, "/tmp"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m")
+    if config.get("tmp"):  # the run's own folder in the capped workspace: /tmp counts against the same cap
+        _mount(config["tmp"], _mkdir(root, "/tmp"), None, MS_BIND)
+    else:
+        _mount("tmpfs", _mkdir(root, "/tmp"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m")
     _device_nodes(root, notes)
     for path in config.get("writable", []):
         _expose(root, path, read_only=False, notes=notes)

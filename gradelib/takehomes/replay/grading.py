@@ -370,7 +370,7 @@ class ReplayGrading(BaseGrading):
             "runs": [a.run.evidence(), b.run.evidence()],
         }
         for replay in (a, b):
-            if replay.run.timed_out or replay.run.output_limit_hit:
+            if replay.run.timed_out or replay.run.output_limit_hit or replay.run.disk_limit_hit:
                 return self._line("identical", "error", f"replay {replay.run.status()}", evidence)
         for replay, label in ((a, "run A"), (b, "run B")):
             if not replay.run.ok or replay.answers is None:
@@ -482,7 +482,7 @@ class ReplayGrading(BaseGrading):
             "said": _said(run),
             "answers_written": replay.wrote,
         }
-        if run.timed_out or run.output_limit_hit:
+        if run.timed_out or run.output_limit_hit or run.disk_limit_hit:
             return self._line("missing_fixture", "error", f"replay without {removed}: {run.status()}", evidence)
         problems = []
         if run.exit_code == 0:

@@ -1,0 +1,87 @@
+"""Grade one parcel on this machine, in its own temporary folder, and return the artifacts.
+
+The same function runs in the driver's local processes and on Dask workers: it reads
+nothing of the driver's file system and writes nothing outside its temporary folder
+(the environment cache, which is this machine's own, aside). Safe to run in threads.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+import time
+from pathlib import Path
+
+from gradelib import __version__
+from gradelib.batch import parcel
+from gradelib.batch.execute import execute, export_html, notebook_for, show_parameters
+from gradelib.batch.parcel import Artifacts, Parcel
+from gradelib.review.panel import ENV_HEADLESS
+
+GRADEBOOK = "gradebook.sqlite"
+KERNEL_LOG = "kernel.log"
+PROBE_ARGV = ("/bin/true",)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def grade_parcel(item: Parcel) -> Artifacts:
+    """Unpack, run the take-home's notebook, export HTML; everything comes back as bytes."""
+    started = time.monotonic()
+    host = socket.gethostname()
+    if item.kit_version != __version__:  # the same results anywhere: the same kit everywhere
+        mismatch = f"this worker ({host}) has gradelib {__version__}, the driver {item.kit_version}"
+        return Artifacts(item.key, mismatch, 0.0, host)
+    with tempfile.TemporaryDirectory(prefix="gradelib-grade-", ignore_cleanup_errors=True) as folder:
+        root = Path(folder)
+        submission = parcel.unpack(item.files, root)
+        book = root / GRADEBOOK
+        book.write_bytes(item.gradebook)
+        notebook, result, log = root / f"{item.stem}.ipynb", root / f"{item.stem}.json", root / KERNEL_LOG
+        parameters = {
+            "submission": str(submission),
+            "name": item.label,
+            "result_path": str(result),
+            "gradebook": str(book),
+        }
+        # the kernel's panel renders as a read-only table; install settings are the driver's
+        env = {ENV_HEADLESS: "1", **dict(item.install_env)}
+        error = execute(notebook_for(item.takehome), notebook, parameters, env=env, log=log)
+        show_parameters(notebook, dict(item.shown_parameters))
+        html = export_html(notebook)
+        data = _read(result)
+        if data is None and error is None:
+            error = "the notebook ran but wrote no result"
+        return Artifacts(
+            item.key,
+            error,
+            time.monotonic() - started,
+            host,
+            notebook=_read(notebook),
+            html=_read(html) if html else None,
+            result=data,
+            log=_read(log) or b"",
+        )
+
+
+def isolation_problem() -> str | None:
+    """Why this machine cannot run submissions in namespaces, or None when it can."""
+    from gradelib.sandbox import ENV_FORCE_NO_NAMESPACES, Sandbox
+
+    if os.environ.get(ENV_FORCE_NO_NAMESPACES):
+        return f"namespaces turned off ({ENV_FORCE_NO_NAMESPACES})"
+    with tempfile.TemporaryDirectory(prefix="gradelib-probe-") as folder:
+        try:
+            with Sandbox(Path(folder)) as box:
+                run = box.run(list(PROBE_ARGV), box.copy("probe"))
+        except Exception as exc:  # a sandbox that cannot start at all
+            return f"the sandbox does not start: {exc}"
+    if not run.isolation.network_verified:
+        return run.isolation.reason
+    return None

@@ -1,0 +1,238 @@
+"""`--scheduler` as a lead runs it: a real `dask scheduler` and `dask worker` processes on loopback.
+
+One worker runs in its own mount namespace where the cohort and the reports are hidden
+under an empty tmpfs (as on a second machine), one cannot run namespaces and must take no
+work, and one is killed with SIGKILL in the middle of a batch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO
+
+import pytest
+from conftest import ROOT, SAMPLES
+
+from gradelib import batch
+from gradelib.gradebook import Gradebook
+from gradelib.sandbox import ENV_FORCE_NO_NAMESPACES
+
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="needs root and unshare"),
+]
+BIN = Path(sys.executable).parent
+COHORT = ("amara-okafor", "chen-wei", "gus-lindqvist", "dana-kowalski")
+START_TIMEOUT = 60
+
+
+@dataclass
+class Process:
+    """One Dask process the tests started, and its log."""
+
+    proc: subprocess.Popen[bytes]
+    log: Path
+    handle: IO[bytes]
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        self.handle.close()
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@dataclass
+class Cluster:
+    """A scheduler, a worker that sees nothing of the driver's files, and one that cannot sandbox."""
+
+    base: Path  # everything the driver reads and writes lives below; hidden from the `hidden` worker
+    address: str
+    scheduler: Process
+    hidden: Process
+    unable: Process
+    extra: list[Process] = field(default_factory=list)
+
+    def worker(self, name: str, *, wrap: tuple[str, ...] = (), env: dict[str, str] | None = None) -> Process:
+        """Start one more worker (no nanny: a killed worker stays dead) and wait until it has joined."""
+        log = self.base.parent / f"{name}.log"
+        argv = [*wrap, str(BIN / "dask"), "worker", self.address, "--name", name, "--nthreads", "1"]
+        argv += ["--no-nanny", "--host", "127.0.0.1", "--no-dashboard"]
+        handle = open(log, "wb")  # noqa: SIM115 - the process writes it until the end of the module
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, stdout=handle, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})},
+            start_new_session=True,
+        )  # fmt: skip
+        started = Process(proc, log, handle)
+        self.extra.append(started)
+        _wait_for(lambda: "Registered to" in started.text() or proc.poll() is not None, f"worker {name}")
+        assert proc.poll() is None, started.text()
+        return started
+
+
+def _wait_for(done: object, what: str, timeout: float = START_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if done():  # type: ignore[operator]
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{what} did not start in {timeout} s")
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    root = tmp_path_factory.mktemp("cluster")
+    base = root / "driver"
+    base.mkdir()
+    file = root / "scheduler.json"
+    log = root / "scheduler.log"
+    argv = [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+    handle = open(log, "wb")  # noqa: SIM115
+    proc = subprocess.Popen(
+        [*argv, "--scheduler-file", str(file)], cwd=root, stdout=handle, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    scheduler = Process(proc, log, handle)
+    made: Cluster | None = None
+    try:
+        _wait_for(file.exists, "the scheduler")
+        made = Cluster(base, json.loads(file.read_text())["address"], scheduler, scheduler, scheduler)
+        # A second machine: the driver's whole tree is an empty tmpfs in this worker's mount namespace.
+        hide = (
+            "unshare",
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            f'mount -t tmpfs tmpfs {base} && exec "$@"',
+        )
+        made.hidden = made.worker("hidden", wrap=(*hide, "sh"))
+        made.unable = made.worker("unable", env={ENV_FORCE_NO_NAMESPACES: "1"})
+        yield made
+    finally:
+        for started in made.extra if made else []:
+            started.kill()
+        scheduler.kill()
+
+
+def _cohort(base: Path, name: str) -> Path:
+    cohort = base / name
+    cohort.mkdir()
+    for sample in COHORT:
+        shutil.copytree(SAMPLES / "replay" / sample, cohort / sample)
+    return cohort
+
+
+def _results(book_path: Path) -> dict[str, tuple[object, ...]]:
+    """Per submission: its finished runs' statuses, and its latest graded run's facts and line outcomes."""
+    found = {}
+    with Gradebook(book_path) as book:
+        for row in book.submissions("replay"):
+            runs = [run for run in book.runs("replay") if run.submission_id == row.id]
+            graded = book.latest_run("replay", row.name, graded_only=True)
+            assert graded is not None, row.name
+            lines = [(line.line_id, line.outcome, line.points) for line in book.lines(graded.id)]
+            found[row.name] = (tuple(run.status for run in runs), graded.facts, tuple(lines))
+    return found
+
+
+def test_the_hidden_worker_sees_none_of_the_drivers_files(cluster: Cluster) -> None:
+    probe = cluster.base / "visible-to-the-driver"
+    probe.write_text("x")
+    inside = Path(f"/proc/{cluster.hidden.proc.pid}/root{cluster.base}")
+    assert os.listdir(inside) == [], "an empty tmpfs over the driver's tree"
+
+
+def test_a_worker_killed_mid_batch_loses_nothing_and_results_match_a_local_run(cluster: Cluster) -> None:
+    from distributed import Client
+
+    cohort = _cohort(cluster.base, "cohort-kill")
+    local = batch.grade([cohort], reports=cluster.base / "local", jobs=2)
+    victim = cluster.worker("victim")
+    notices: list[str] = []
+    killed: list[str] = []
+    with Client(cluster.address, timeout=10) as watcher:
+        addresses = {info["name"]: address for address, info in watcher.scheduler_info()["workers"].items()}
+        watcher.get_task_stream()  # the scheduler records tasks from the first ask on
+        started = time.time()
+
+        def progress(done: int, total: int, outcome: batch.GradeOutcome | None) -> None:
+            if done == 1 and not killed:  # the first report is in: kill a worker that holds work
+                busy = watcher.processing()[addresses["victim"]]
+                killed.extend(busy)
+                victim.kill()
+
+        remote = batch.grade(
+            [cohort], reports=cluster.base / "dask", scheduler=cluster.address, progress=progress, notice=notices.append
+        )
+        stream = watcher.get_task_stream(start=started)
+    assert killed, "the victim held work when it was killed"
+    assert {o.submission: o.status for o in remote} == dict.fromkeys(COHORT, "graded")
+    assert {o.submission: o.total for o in remote} == {o.submission: o.total for o in local}
+    # one finished run per submission, the same facts and lines as the local run
+    local_results, remote_results = (
+        _results(cluster.base / "local" / "gradebook.sqlite"),
+        _results(cluster.base / "dask" / "gradebook.sqlite"),
+    )
+    assert remote_results == local_results
+    assert all(statuses == ("graded",) for statuses, _, _ in remote_results.values())
+    for stem in ("submission-01", "submission-02", "submission-03", "submission-04"):
+        for ext in ("ipynb", "html", "json"):
+            assert (cluster.base / "dask" / "replay" / f"{stem}.{ext}").stat().st_size > 0
+        notebook = (cluster.base / "dask" / "replay" / f"{stem}.ipynb").read_text()
+        assert str(cluster.base / "dask" / "gradebook.sqlite") in notebook, "the driver's paths in the saved notebook"
+    # who did the work: the hidden worker did some, the one without namespaces none
+    ran_on = {task["worker"] for task in stream if str(task.get("key", "")).startswith("grade-")}
+    assert addresses["hidden"] in ran_on
+    assert addresses["unable"] not in ran_on
+    assert any("unable" in n or addresses["unable"] in n for n in notices if "cannot run namespaces" in n), notices
+    assert cluster.unable.text().count("cannot run namespaces") == 1, "said once"
+
+
+def test_a_driver_killed_mid_batch_resumes_on_the_cluster(cluster: Cluster) -> None:
+    cohort = _cohort(cluster.base, "cohort-resume")
+    reports = cluster.base / "resume"
+    book_path = reports / "gradebook.sqlite"
+    command = [sys.executable, "-m", "gradelib", "grade", str(cohort), "--reports", str(reports)]
+    proc = subprocess.Popen(
+        [*command, "--scheduler", cluster.address], cwd=ROOT, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    graded_before: dict[str, int] = {}
+    deadline = time.monotonic() + 240
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.3)
+            if not book_path.exists():
+                continue
+            with Gradebook(book_path) as book:
+                runs = {name: book.latest_run("replay", name, graded_only=True) for name in COHORT}
+            done = {name: run.id for name, run in runs.items() if run}
+            if 1 <= len(done) < len(COHORT):
+                graded_before = done
+                os.killpg(proc.pid, signal.SIGKILL)
+                break
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert graded_before, "the batch was not caught midway"
+    outcomes = {o.submission: o.status for o in batch.grade([cohort], reports=reports, scheduler=cluster.address)}
+    assert all(outcomes[name] == "up_to_date" for name in graded_before)
+    assert {outcomes[name] for name in COHORT if name not in graded_before} == {"graded"}
+    with Gradebook(book_path) as book:
+        for name, run_id in graded_before.items():
+            latest = book.latest_run("replay", name, graded_only=True)
+            assert latest is not None and latest.id == run_id

@@ -1,0 +1,123 @@
+"""Bounded disk per grading: a size-limited tmpfs over the sandbox workspace, its /tmp included."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import write_tree
+
+from gradelib.sandbox import Limits, Sandbox, diskcap
+
+FILL = """
+import itertools, os, sys
+where = sys.argv[1]
+block = b"x" * (4 << 20)
+for n in itertools.count():  # 4 MiB files, each under the per-file cap, until the kit stops it
+    with open(os.path.join(where, f"fill-{n}.bin"), "wb") as handle:
+        try:
+            handle.write(block)
+        except OSError as exc:
+            print("write failed:", exc, flush=True)
+"""
+CAP = 32 * 2**20
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a capped tmpfs needs root")
+
+
+@pytest.fixture
+def sub(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "sub", {"fill.py": FILL, "small.py": "open('out.txt', 'w').write('ok' * 1000)\n"})
+
+
+@needs_root
+@pytest.mark.parametrize("where", [".", "/tmp", "$HOME"], ids=["copy", "tmp", "home"])
+def test_filling_the_workspace_ends_that_run_with_a_disk_limit(sub: Path, where: str) -> None:
+    with Sandbox(sub, disk_bytes=CAP) as box:
+        assert box.disk.bounded and os.statvfs(box.root).f_blocks * os.statvfs(box.root).f_frsize == CAP
+        copy = box.copy("fill")
+        target = "/tmp" if where == "/tmp" else str(copy) if where == "." else str(box.root)
+        argv = ["python3", "fill.py", target if where != "$HOME" else "."]
+        cwd = copy
+        if where == "$HOME":
+            argv = ["sh", "-c", 'exec python3 "$0/fill.py" "$HOME"', str(copy)]
+        result = box.run(argv, cwd, limits=Limits(wall_seconds=30))
+        assert result.disk_limit_hit and not result.ok and result.exit_code is None
+        assert result.duration < 20, "stopped when the disk was full, not at the timeout"
+        assert "disk limit reached" in result.status() and "32 MiB" in result.status()
+        assert any(note.startswith("disk limit:") for note in result.notes)
+        assert result.evidence()["status"] == result.status()
+        # what it wrote is gone: the grading's next run has its room back
+        again = box.copy("after")
+        after = box.run(["python3", "small.py"], again)
+        assert after.ok and not after.disk_limit_hit, after.stderr
+        assert (again / "out.txt").read_text() == "ok" * 1000  # read on the host side, after the run
+        root = box.root
+    assert not root.exists(), "the capped workspace is unmounted and removed"
+
+
+@needs_root
+def test_runs_side_by_side_cannot_touch_each_others_copies(sub: Path) -> None:
+    with Sandbox(sub, disk_bytes=CAP) as box:
+        first, second = box.copy("a"), box.copy("b")
+        result = box.run(["sh", "-c", f"echo forged > {second}/small.py; cat {second}/small.py"], first)
+        assert result.exit_code != 0
+        assert "forged" not in (second / "small.py").read_text()
+
+
+def test_the_cap_is_configurable_and_a_stale_workspace_is_swept(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(diskcap.ENV_DISK_MIB, "48")
+    assert diskcap.configured_limit() == 48 * 2**20
+    monkeypatch.setenv(diskcap.ENV_DISK_MIB, "not a number")
+    assert diskcap.configured_limit() == diskcap.DEFAULT_DISK_BYTES
+    cap = diskcap.workspace(CAP)
+    try:
+        if cap.bounded:  # a workspace whose owner is gone (a killed kernel) is unmounted by the next one
+            stale = cap.folder.with_name(diskcap.WORKSPACE_PREFIX.format(pid=2**22 + 1) + "x")
+            stale.mkdir()
+            diskcap._mount_tmpfs(stale, CAP)
+            assert stale in diskcap.sweep_stale() and not stale.exists()
+            assert cap.folder.exists(), "a live owner's workspace stays"
+        else:
+            assert cap.reason and not cap.full()
+    finally:
+        diskcap.release(cap)
+
+
+FILLER_RUN_SH = """#!/usr/bin/env bash
+# writes 8 MiB files (under the per-file cap) until something stops it
+i=0
+while :; do head -c 8388608 /dev/zero > "fill-$i.bin" 2>/dev/null || true; i=$((i+1)); done
+"""
+
+
+@needs_root
+@pytest.mark.e2e
+def test_a_submission_that_fills_its_disk_is_stopped_and_nobody_else_notices(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from conftest import SAMPLES
+
+    from gradelib import batch
+    from gradelib.gradebook import Gradebook
+
+    monkeypatch.setenv(diskcap.ENV_DISK_MIB, "64")
+    cohort = tmp_path / "cohort"
+    shutil.copytree(SAMPLES / "replay" / "amara-okafor", cohort / "amara-okafor")
+    filler = shutil.copytree(SAMPLES / "replay" / "amara-okafor", cohort / "disk-filler")
+    (filler / "run.sh").write_text(FILLER_RUN_SH)
+    reports = tmp_path / "reports"
+    free_before = shutil.disk_usage(reports.parent).free
+    outcomes = {o.submission: o for o in batch.grade([cohort], reports=reports, jobs=2, reveal=True)}
+    assert outcomes["amara-okafor"].status == "graded" and outcomes["amara-okafor"].total == 100.0
+    assert outcomes["disk-filler"].status == "graded", outcomes["disk-filler"].error
+    result = json.loads((reports / "replay" / "disk-filler.json").read_text())
+    identical = next(line for line in result["lines"] if line["id"] == "identical")
+    assert identical["outcome"] == "error"
+    assert "disk limit reached" in identical["message"] and "64 MiB" in identical["message"]
+    assert "disk limit reached" in (reports / "replay" / "disk-filler.html").read_text()
+    with Gradebook(reports / "gradebook.sqlite") as book:
+        assert {run.status for run in book.runs("replay")} == {"graded"}
+    assert free_before - shutil.disk_usage(reports.parent).free < 64 * 2**20, "the host's disk took none of it"
