@@ -256,7 +256,9 @@ class Provider:
         ok = self.consumer.start("crashed", step)
         self.consumer.starts[-1]["previous_exit_code"] = code
         if not ok:
-            self.problem = f"the consumer could not be started again after it exited: {self.consumer.starts[-1]['error']}"
+            self.problem = (
+                f"the consumer could not be started again after it exited: {self.consumer.starts[-1]['error']}"
+            )
         return ok
 
     def deliver(self, event_id: str, step: int, *, copies: int = 1, round_: int = 0) -> None:
@@ -265,7 +267,7 @@ class Provider:
         pendings = [Pending(self.consumer.port, body, signature) for _ in range(copies)]
         deadline = time.monotonic() + self.timeout
         statuses = [pending.status(deadline) for pending in pendings]
-        for pending, status in zip(pendings, statuses):
+        for pending, status in zip(pendings, statuses, strict=True):
             self._record(event_id, "genuine", step, round_, pending, status)
             pending.close()
 
@@ -363,7 +365,12 @@ def main(argv: list[str]) -> int:
         if consumer.alive():
             time.sleep(GRACE_SECONDS)
         consumer.kill()
-    result = {"port": consumer.port, "deliveries": provider.deliveries, "starts": consumer.starts, "problem": crashed or provider.problem}
+    result = {
+        "port": consumer.port,
+        "deliveries": provider.deliveries,
+        "starts": consumer.starts,
+        "problem": crashed or provider.problem,
+    }
     sys.stdout.write(f"\n{MARKER} {key} {json.dumps(result)}\n")
     sys.stdout.flush()
     return 0

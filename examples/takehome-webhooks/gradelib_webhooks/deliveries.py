@@ -137,7 +137,9 @@ class DeliveryRunner:
         if result is None:
             return ScenarioRun(scenario, ledger=ledger, run=run, problem=_no_result(run))
         deliveries = tuple(
-            Delivery.from_dict(raw) for raw in (result.get("deliveries") or [])[:MAX_DELIVERIES] if isinstance(raw, dict)
+            Delivery.from_dict(raw)
+            for raw in (result.get("deliveries") or [])[:MAX_DELIVERIES]
+            if isinstance(raw, dict)
         )
         starts = tuple(_start(raw) for raw in (result.get("starts") or [])[:MAX_DELIVERIES] if isinstance(raw, dict))
         problem = result.get("problem")

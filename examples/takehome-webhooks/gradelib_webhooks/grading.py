@@ -227,7 +227,8 @@ class WebhooksGrading(BaseGrading):
             "lost_events": {name: list(run.verdict.lost) for name, run in measured.items()},
             "scenarios_clean": {name: run.verdict.clean for name, run in measured.items()},
             "crashes": sum(run.crashes for run in runs.values()),
-            "consumer_problem": self.unrunnable or next((r.unmeasured() for r in runs.values() if r.unmeasured()), None),
+            "consumer_problem": self.unrunnable
+            or next((r.unmeasured() for r in runs.values() if r.unmeasured()), None),
             "isolation": self.duplicates.run.isolation.mode if self.duplicates.run else None,
         }
 
@@ -327,7 +328,9 @@ class WebhooksGrading(BaseGrading):
             kinds = sorted({d.kind for d in forged if d.event in verdict.forged_applied})
             message = f"forged delivery applied ({', '.join(kinds)}): {', '.join(verdict.forged_applied)}"
             if not verdict.balances_ok:
-                message += f"; balances {_balances(verdict.balances_found)}, expected {_balances(verdict.balances_expected)}"
+                message += (
+                    f"; balances {_balances(verdict.balances_found)}, expected {_balances(verdict.balances_expected)}"
+                )
             return self._line("signature", "fail", message + compare, evidence, "weak")
         if self.genuine_lost_to_forgery:
             message = (

@@ -100,7 +100,9 @@ def parse_ledger(data: bytes | None) -> Ledger:
     if not all(isinstance(entry, str) for entry in ids):
         return Ledger(problem=f'{LEDGER}: "applied" must list event ids (strings)')
     numbers = {str(k): v for k, v in balances.items()}
-    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer() for v in numbers.values()):
+    if not all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and float(v).is_integer() for v in numbers.values()
+    ):
         return Ledger(problem=f'{LEDGER}: "balances" must map accounts to whole numbers of cents')
     return Ledger(applied=tuple(ids), balances={k: int(v) for k, v in numbers.items()})
 
@@ -187,9 +189,7 @@ def judge(scenario: Scenario, ledger: Ledger) -> Verdict:
     )
     known = {event.id for event in scenario.events}
     unknown = tuple(dict.fromkeys(e for e in ledger.applied if e not in known))
-    return Verdict(
-        scenario.name, counts, doubled, lost, tuple(forged), early, unknown, expected, dict(ledger.balances)
-    )
+    return Verdict(scenario.name, counts, doubled, lost, tuple(forged), early, unknown, expected, dict(ledger.balances))
 
 
 def _tampered_applied(scenario: Scenario, ledger: Ledger) -> list[str]:
