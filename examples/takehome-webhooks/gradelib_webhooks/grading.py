@@ -229,7 +229,9 @@ class WebhooksGrading(BaseGrading):
             "crashes": sum(run.crashes for run in runs.values()),
             "consumer_problem": self.unrunnable
             or next((r.unmeasured() for r in runs.values() if r.unmeasured()), None),
+            # read by the kit's report views (`render.isolation_warning`): how the runs were isolated
             "isolation": self.duplicates.run.isolation.mode if self.duplicates.run else None,
+            "isolation_reason": self.duplicates.run.isolation.reason if self.duplicates.run else None,
         }
 
     # -- the lines ---------------------------------------------------------------------------------
