@@ -1,0 +1,28 @@
+"""The `webhooks` take-home, a gradelib plugin: a webhook consumer that must apply each event exactly once.
+
+The kit finds `PLUGIN` through the `gradelib.takehomes` entry point in this package's
+pyproject.toml; nothing in gradelib itself knows this take-home.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gradelib.takehomes.plugin import TakeHome
+
+from gradelib_webhooks.grading import CONSUMER_FILES, FAILURE_MODES, HANDOUT_FILES, TAKEHOME, WebhooksGrading
+
+SAMPLES = Path(__file__).resolve().parents[1] / "submissions"  # in a checkout of this example
+
+PLUGIN = TakeHome(
+    id=TAKEHOME,
+    title="The webhook consumer that must apply each event exactly once",
+    package=__name__,
+    grading=WebhooksGrading,
+    markers=CONSUMER_FILES,
+    handout_files=HANDOUT_FILES,
+    failure_modes=FAILURE_MODES,
+    samples=SAMPLES if SAMPLES.is_dir() else None,
+)
+
+__all__ = ["PLUGIN", "TAKEHOME", "WebhooksGrading"]
