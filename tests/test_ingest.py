@@ -492,3 +492,18 @@ def test_open_submission_never_touches_the_archive(tmp_path: Path) -> None:
 
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["alice.zip"]
+
+
+def test_a_folder_with_only_a_plugins_marker_is_one_submission(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A team's take-home is recognised by its own marker files, not only the kit's."""
+    import dataclasses
+
+    from gradelib import takehomes
+
+    plugin = dataclasses.replace(takehomes.load("payments"), id="webhooks", markers=("consumer.mjs",))
+    monkeypatch.setattr(takehomes, "available", lambda: [plugin])
+    sub = tmp_path / "cohort" / "ada"
+    sub.mkdir(parents=True)
+    (sub / "consumer.mjs").write_text("export {}\n")
+    assert ingest.find_submissions(tmp_path / "cohort") == [sub]
+    assert ingest.find_submissions(sub) == [sub]

@@ -82,7 +82,11 @@ class BaseGrading:
         return found
 
     def facts(self) -> dict[str, Any]:
-        """What the kit measured beyond the lines."""
+        """What the kit measured beyond the lines.
+
+        Include `isolation` and `isolation_reason` (a run's `RunResult.isolation.mode` and
+        `.reason`): reports and the CLI warn loudly when runs were not network-isolated.
+        """
         return {}
 
     def environment_section(self) -> dict[str, Any]:
