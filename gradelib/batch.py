@@ -17,6 +17,7 @@ from gradelib import __version__, staging
 from gradelib.errors import GradelibError
 from gradelib.execute import execute, export_html, notebook_for
 from gradelib.gradebook import DEFAULT_PATH, Gradebook
+from gradelib.reportfiles import refresh_report
 from gradelib.review import ENV_HEADLESS
 
 UNKNOWN_TAKEHOME = "unknown"
@@ -67,6 +68,8 @@ def _grade_job(job: _Job) -> GradeOutcome:
         "name": job.label,
         "result_path": str(result.resolve()),
         "gradebook": str(job.gradebook.resolve()),
+        "rerun": True,  # run the checks (a reviewer's session shows the stored results instead)
+        "save": True,  # write result_path (execute() sets both back for reviewers afterwards)
     }
     with _stderr_to(out_dir / LOGS / f"{stem}.log"):  # kernel chatter goes to a log, not the progress bar
         error = execute(notebook_for(takehome), notebook, parameters)
@@ -85,6 +88,8 @@ def _grade_job(job: _Job) -> GradeOutcome:
             notebook=str(notebook),
             html=str(html) if html else None,
         )
+        if not error:  # the report's score table, taken again now that the gradebook holds this run's lines
+            refresh_report(notebook, book, takehome, job.staged.name)
     return GradeOutcome(
         job.staged.name,
         job.label,

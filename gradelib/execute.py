@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from gradelib.reportfiles import BATCH_ONLY, reset_parameters
+
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 CELL_TIMEOUT = 900  # one cell may run every sandboxed command of a submission
 KERNEL = "python3"
@@ -43,7 +45,8 @@ def execute(source: Path, target: Path, parameters: Mapping[str, Any]) -> str | 
     """Execute `source` into `target`; the error in one line, or None when every cell ran.
 
     papermill saves the notebook even when a cell fails, so the evidence up to the
-    failure is kept.
+    failure is kept. Batch-only parameters given (`save`, `rerun`) are then set back in
+    the executed notebook, so a reviewer's Run All shows its stored results.
     """
     import papermill  # slow to import; only the workers need it
 
@@ -61,20 +64,21 @@ def execute(source: Path, target: Path, parameters: Mapping[str, Any]) -> str | 
                 kernel_manager_class=_ipc_kernel_manager(sockets),
             )
     except papermill.PapermillExecutionError as exc:
-        return f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]
+        error: str | None = f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]
     except Exception as exc:  # a dead kernel or a timeout must not sink the batch
-        return f"{type(exc).__name__}: {exc}"[:500]
-    return None
+        error = f"{type(exc).__name__}: {exc}"[:500]
+    else:
+        error = None
+    # As a reviewer opens it: the batch-only parameters it was given (save, rerun) set back.
+    try:
+        reset_parameters(target, {key: value for key, value in BATCH_ONLY.items() if key in parameters})
+    except Exception as exc:  # an unreadable notebook stays as papermill left it, as evidence
+        error = error or f"cannot prepare the executed notebook for reviewers: {exc}"[:500]
+    return error
 
 
 def export_html(notebook: Path) -> Path | None:
-    """An HTML copy beside the notebook, readable without Jupyter."""
-    import nbformat
-    from nbconvert import HTMLExporter
+    """An HTML copy beside the notebook, readable without Jupyter (no code inputs; see reportfiles.py)."""
+    from gradelib.reportfiles import export_html as export
 
-    if not notebook.exists():
-        return None
-    body, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
-    target = notebook.with_suffix(".html")
-    target.write_text(body, encoding="utf-8")
-    return target
+    return export(notebook)

@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass
 
 from gradelib.gradebook import Gradebook
-from gradelib.review import review_lines
 from gradelib.rubric import default_rubric
+from gradelib.scoring import review_lines
 
 
 @dataclass(frozen=True)
