@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gradelib.reportfiles import BATCH_ONLY, reset_parameters
+from gradelib.reportfiles import BATCH_ONLY, prepare_for_reviewers
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 CELL_TIMEOUT = 900  # one cell may run every sandboxed command of a submission
@@ -71,7 +71,7 @@ def execute(source: Path, target: Path, parameters: Mapping[str, Any]) -> str | 
         error = None
     # As a reviewer opens it: the batch-only parameters it was given (save, rerun) set back.
     try:
-        reset_parameters(target, {key: value for key, value in BATCH_ONLY.items() if key in parameters})
+        prepare_for_reviewers(target, {key: value for key, value in BATCH_ONLY.items() if key in parameters})
     except Exception as exc:  # an unreadable notebook stays as papermill left it, as evidence
         error = error or f"cannot prepare the executed notebook for reviewers: {exc}"[:500]
     return error

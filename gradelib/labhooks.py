@@ -5,8 +5,9 @@ found" to whoever opens it next (the widget's model died with the kernel). The s
 panel's output carries a static, blind score table beside the widget view and is marked
 in its metadata; this hook drops the widget view from such outputs (and any saved widget
 state, which would hold what one reviewer saw) before the file is written, autosave
-included. The kit installs it for servers run from its environment through
-`etc/jupyter/jupyter_server_config.d/gradelib.json`; it touches no other output.
+included. It is a Jupyter server extension, enabled for servers run from the kit's
+environment by `etc/jupyter/jupyter_server_config.d/gradelib.json`; it touches no other
+output.
 """
 
 from __future__ import annotations
@@ -46,6 +47,17 @@ def strip_panels(notebook: MutableMapping[str, Any]) -> int:
 
 
 def pre_save(model: MutableMapping[str, Any], **_kwargs: Any) -> None:
-    """`ContentsManager.pre_save_hook`: strip live scoring panels from a notebook about to be saved."""
+    """A contents manager's pre-save hook: strip live scoring panels from a notebook about to be saved."""
     if model.get("type") == "notebook" and isinstance(model.get("content"), MutableMapping):
         strip_panels(model["content"])
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    """Jupyter server's discovery of this module as an extension."""
+    return [{"module": __name__}]
+
+
+def _load_jupyter_server_extension(serverapp: Any) -> None:
+    """Register the hook on the server's contents manager (beside any hook already configured)."""
+    serverapp.contents_manager.register_pre_save_hook(pre_save)
+    serverapp.log.info("gradelib: scoring panels are saved as static tables")

@@ -2,7 +2,7 @@
 
 - After the batch's run, the parameters only the batch may use (`save`, `rerun`) are set
   back in the executed notebook, so a reviewer's Run All shows the stored results and
-  never overwrites them.
+  never overwrites them; its kernelspec is the installed one, so it opens unmodified.
 - The HTML copy a hiring manager reads has no code inputs, prompts or parameter cells
   (the notebook keeps them).
 - The score table stored in each report (the cell tagged `score-table`) can be taken again
@@ -44,13 +44,29 @@ def _write(notebook: Any, path: Path) -> None:
     _atomic_write(path, nbformat.writes(notebook))
 
 
-def reset_parameters(path: Path, values: Mapping[str, Any] = BATCH_ONLY) -> bool:
-    """Set `values` in the executed notebook's injected-parameters cell; whether anything changed."""
+def prepare_for_reviewers(path: Path, values: Mapping[str, Any] = BATCH_ONLY) -> bool:
+    """Make the executed notebook open as a reviewer should find it; whether anything changed.
+
+    `values` are set in its injected-parameters cell (the batch-only ones), and its
+    kernelspec becomes the installed kernel's own, so JupyterLab does not mark the
+    notebook changed the moment its kernel starts.
+    """
     import nbformat
 
-    if not values or not path.is_file():
+    if not path.is_file():
         return False
     notebook = nbformat.read(path, as_version=4)
+    changed = _reset(notebook, values)
+    spec = _kernelspec(str(notebook.metadata.get("kernelspec", {}).get("name") or ""))
+    if spec and notebook.metadata.get("kernelspec") != spec:
+        notebook.metadata["kernelspec"] = spec
+        changed = True
+    if changed:
+        _write(notebook, path)
+    return changed
+
+
+def _reset(notebook: Any, values: Mapping[str, Any]) -> bool:
     changed = False
     for cell in notebook.cells:
         if cell.cell_type != "code" or INJECTED_TAG not in cell.metadata.get("tags", []):
@@ -63,9 +79,20 @@ def reset_parameters(path: Path, values: Mapping[str, Any] = BATCH_ONLY) -> bool
                 lines[number] = f"{key} = {values[key]!r}" + RESET_COMMENT.format(value=_literal(was))
                 changed = True
         cell.source = "\n".join(lines)
-    if changed:
-        _write(notebook, path)
     return changed
+
+
+def _kernelspec(name: str) -> dict[str, str] | None:
+    """The installed kernel's spec as JupyterLab writes it into a notebook; None when not installed."""
+    if not name:
+        return None
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+        spec = KernelSpecManager().get_kernel_spec(name)
+    except (ImportError, NoSuchKernel, OSError):
+        return None
+    return {"display_name": spec.display_name, "language": spec.language, "name": name}
 
 
 def _literal(text: str) -> Any:
