@@ -203,7 +203,7 @@ def load(
             scores = book.current_scores(row.takehome, row.name)
             entry = Entry(row, run, lines, scores, _report_link(run, row.takehome, reports), row.id in anchors)
             if filters.graded_in_range(entry.graded) and (
-                filters.reviewer is None or any(who == filters.reviewer for _, who in scores) or is_refused(entry)
+                filters.reviewer is None or any(who == filters.reviewer for _, who in scores)
             ):
                 entries.append(entry)
     rubric_lines = {

@@ -75,9 +75,10 @@ def _reset(notebook: Any, values: Mapping[str, Any]) -> bool:
         for number, line in enumerate(lines):
             match = re.match(r"^([A-Za-z_]\w*) = (.*)$", line)
             if match and match.group(1) in values:
-                key, was = match.group(1), match.group(2)
-                lines[number] = f"{key} = {values[key]!r}" + RESET_COMMENT.format(value=_literal(was))
-                changed = True
+                key, was = match.group(1), _literal(match.group(2))
+                if was != values[key]:
+                    lines[number] = f"{key} = {values[key]!r}" + RESET_COMMENT.format(value=was)
+                    changed = True
         cell.source = "\n".join(lines)
     return changed
 
