@@ -61,7 +61,7 @@ STYLE = """<style>
 .gl-card{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:6px 0;font-family:sans-serif}
 .gl-badge{color:#fff;border-radius:4px;padding:1px 6px;font-weight:600;font-size:90%}
 .gl-card table{border-collapse:collapse;font-size:90%;margin:4px 0}
-.gl-card td,.gl-card th{border:1px solid #d0d7de;padding:2px 6px;text-align:left;vertical-align:top}
+.gl-card td,.gl-card th{border:1px solid #d0d7de;padding:2px 6px;text-align:left !important;vertical-align:top}
 .gl-card pre{background:#f6f8fa;padding:6px;overflow:auto;max-height:28em;font-size:85%;white-space:pre-wrap}
 .gl-line{display:block}.gl-add{background:#dafbe1}.gl-del{background:#ffebe9}.gl-hunk{color:#8250df}
 .gl-key{font-weight:600;margin-top:6px}
