@@ -77,6 +77,8 @@ def styled(
     styler = styler.format_index(lambda c: headers.get(c, c), escape="html", axis=1)
     styler = styler.hide(subset=list(HIDDEN_IN_VIEW), axis="columns")
     styler = styler.apply(colours, axis=None).set_properties(subset=list(NOWRAP_COLUMNS), **{"white-space": "nowrap"})
+    if "waiting_for" in shown.columns:  # reviewer: line, line; ... reads at a readable width
+        styler = styler.set_properties(subset=["waiting_for"], **{"min-width": "16em", "text-align": "left"})
     styler = styler.set_table_styles([{"selector": "caption", "props": CAPTION_CSS}])
     return styler.set_caption(
         "Bold: the reviewers' consensus (mean of their current scores, with the nearest tier); grey italic: the"
