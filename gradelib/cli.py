@@ -18,10 +18,10 @@ from gradelib.display import render
 from gradelib.environment import InstallSettings
 from gradelib.environment.fetch import fetch
 from gradelib.errors import GradelibError
-from gradelib.gradebook import DEFAULT_PATH, Gradebook
+from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
 from gradelib.intake import ingest
-from gradelib.review import worklist
+from gradelib.review import reportfiles, worklist
 from gradelib.review.rubric import load_rubric
 from gradelib.takehomes import handout
 
@@ -85,12 +85,25 @@ def _parser() -> argparse.ArgumentParser:
     queue.add_argument("--takehome", choices=takehomes.names())
     queue.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     queue.add_argument("--reveal", action="store_true", help="show candidates' names")
-    export = sub.add_parser("export", help="write the gradebook as JSON (or CSV files)")
-    export.add_argument("dest", type=Path, help="a .json file, or a .csv name for a set of CSV files")
+    export = sub.add_parser("export", help="write reviewer scores to FILE (.json or .csv), blind by default")
+    export.add_argument("dest", type=Path, help="the file to write: .json or .csv")
+    export.add_argument("--reviewer", help="only this reviewer's scores (what you hand the lead)")
+    export.add_argument("--reveal", action="store_true", help="name candidates instead of 'Submission #N'")
+    export.add_argument("--all", action="store_true", help="the whole gradebook (runs, lines, names) as JSON")
     export.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
-    merge = sub.add_parser("import", help="merge another reviewer's JSON export (no duplicates)")
-    merge.add_argument("source", type=Path)
+    merge = sub.add_parser("import", help="merge a score file from `gradelib export` (no duplicates)")
+    merge.add_argument("source", type=Path, help="a .json or .csv file written by `gradelib export`")
     merge.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    tables = sub.add_parser("tables", help="take every report's score table again from the gradebook")
+    tables.add_argument("--reports", type=Path, default=Path("reports"))
+    tables.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
+    tables.add_argument("--takehome", choices=takehomes.names())
+    tables.add_argument("--reveal", action="store_true", help="show every reviewer's values and candidates' names")
+    anchor = sub.add_parser("anchor", help="calibration anchors: submissions every reviewer scores first")
+    anchor.add_argument("action", choices=("add", "remove", "list"))
+    anchor.add_argument("labels", nargs="*", help='blind labels ("Submission #3" or 3) or names')
+    anchor.add_argument("--takehome", choices=takehomes.names(), help="needed to add or remove")
+    anchor.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     out = sub.add_parser("handout", help="write what a hiring team sends to candidates")
     out.add_argument("takehome", choices=takehomes.names())
     out.add_argument("dest", type=Path)
@@ -101,6 +114,7 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument("--reviewer", help="only the submissions this reviewer scored")
     summary.add_argument("--from", dest="graded_from", help="graded on or after YYYY-MM-DD")
     summary.add_argument("--to", dest="graded_to", help="graded on or before YYYY-MM-DD")
+    summary.add_argument("--reveal", action="store_true", help="per-report score tables show every value too")
     sub.add_parser("demo", help="enter demo reviewer scores (the sample cohort; see --help)", add_help=False)
     for name, plugin in _servers().items():
         sub.add_parser(name, help=f"run the {plugin} take-home's {name} server standalone (see --help)", add_help=False)
@@ -194,17 +208,53 @@ def _queue(args: argparse.Namespace) -> int:
     return 0
 
 
+def _existing(path: Path) -> Path:
+    """A gradebook that must exist already (reading commands never create one)."""
+    if not Path(path).is_file():
+        raise GradelibError(f"no gradebook at {path}: grade the cohort first (gradelib grade), or pass --gradebook")
+    return Path(path)
+
+
 def _export(args: argparse.Namespace) -> int:
-    with Gradebook(args.gradebook) as book:
-        written = gradebook_io.export(book, args.dest)
-    print(f"exported {args.gradebook} to {written}")
+    with Gradebook(_existing(args.gradebook)) as book:
+        if args.all:
+            if scorefile.file_format(args.dest) != "json":
+                raise GradelibError("--all writes the whole gradebook as JSON: give a .json file")
+            written = gradebook_io.export(book, args.dest, "json")
+        else:
+            written = scorefile.export_scores(book, args.dest, reviewer=args.reviewer, reveal=args.reveal)
+    print(written)
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
-    with Gradebook(args.gradebook) as book:
-        result = gradebook_io.import_scores(book, args.source)
-    print(f"imported {result.added} score entries ({result.skipped} already present)")
+    with Gradebook(_existing(args.gradebook)) as book:
+        result = scorefile.import_file(book, args.source)
+    print(f"imported {result.added} score entries ({result.skipped} already present) from {args.source}")
+    return 0
+
+
+def _tables(args: argparse.Namespace) -> int:
+    book = _existing(args.gradebook or args.reports / DEFAULT_PATH.name)
+    done = reportfiles.refresh_score_tables(book, args.reports, reveal=args.reveal, takehome=args.takehome)
+    print(f"score tables taken again in {len(done.notebooks)} report(s) (and their HTML)")
+    for missing in done.missing:
+        print(f"report not found: {missing}", file=sys.stderr)
+    return 0
+
+
+def _anchor(args: argparse.Namespace) -> int:
+    with Gradebook(_existing(args.gradebook)) as book:
+        if args.action != "list":
+            if not args.takehome or not args.labels:
+                raise GradelibError(f"anchor {args.action} needs --takehome and at least one label")
+            for label in args.labels:
+                row = book.submission_by_label(args.takehome, label) or book.submission(args.takehome, label)
+                if row is None:
+                    raise GradelibError(f"no {args.takehome} submission {label!r} in {args.gradebook}")
+                book.set_anchor(row.takehome, row.name, args.action == "add")
+        anchors = book.anchors(args.takehome)
+    print("calibration anchors: " + (", ".join(f"{a.takehome}/{a.blind_label}" for a in anchors) or "none"))
     return 0
 
 
@@ -223,6 +273,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "grade":
             return _grade(args)
         if args.command == "summary":
+            book = args.gradebook or args.reports / DEFAULT_PATH.name
+            if Path(book).is_file():
+                done = reportfiles.refresh_score_tables(Path(book), args.reports, reveal=args.reveal)
+                print(f"score tables taken again in {len(done.notebooks)} report(s)")
             html = summary.run_summary(
                 args.reports,
                 args.gradebook,
@@ -241,6 +295,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _export(args)
         if args.command == "import":
             return _import(args)
+        if args.command == "tables":
+            return _tables(args)
+        if args.command == "anchor":
+            return _anchor(args)
         if args.command == "handout":
             written = handout.write_handout(args.takehome, args.dest)
             print(json.dumps({"handout": args.takehome, "dest": str(args.dest), "files": len(written)}))

@@ -1,4 +1,12 @@
-"""What notebook cells call: open a grading, show its lines and report, save the result."""
+"""What notebook cells call: open a grading lazily, show its lines from the stored results or a fresh run.
+
+A report opened by a reviewer shows the batch's stored results (the JSON result the batch
+wrote, and the views beside it): no sandbox run, so every cell answers in a moment. The
+candidate's code runs again only when the notebook asks for it (`rerun = True`), or when
+there are no stored results (a notebook opened on a new submission). Results are written
+only when asked (`save = True`, which the batch sets): a reviewer's session never
+overwrites the batch's results.
+"""
 
 from __future__ import annotations
 
@@ -16,37 +24,76 @@ from gradelib.intake import ingest
 from gradelib.result import LineResult, Report
 from gradelib.review.rubric import Rubric, default_rubric, load_rubric
 
+VIEWS_SUFFIX = ".views.json"  # beside the JSON result: what a notebook shows beyond the lines (request logs)
+STORED_VIEWS: dict[str, tuple[str, ...]] = {"payments": ("attempts",)}  # the grading methods whose data is stored
+NOTE_LINES = frozenset({"evidence", "explanation", "blast_radius"})  # lines shown as a note card
+STORED = "stored"
+LIVE = "live"
+
 
 class NotebookGrading:
-    """A grading opened for a notebook: the take-home's grading object plus display helpers."""
+    """A grading opened for a notebook: stored results, or the take-home's grading run on first use."""
 
     def __init__(
-        self, takehome: str, submission: str | Path | None, *, name: str | None = None, rubric: str | Path | None = None
+        self,
+        takehome: str,
+        submission: str | Path | None,
+        *,
+        name: str | None = None,
+        rubric: str | Path | None = None,
+        result_path: str | Path | None = None,
+        rerun: bool = False,
+        save: bool = False,
     ) -> None:
-        if not submission:
+        self.takehome = takehome
+        self.rubric: Rubric = load_rubric(Path(rubric), takehome=takehome) if rubric else default_rubric(takehome)
+        self.submission = Path(submission) if submission else None
+        self.result_path = Path(result_path) if result_path else None
+        self.save = save
+        self._stored: Report | None = None
+        self._views: dict[str, Any] = {}
+        if not rerun and self.result_path is not None and self.result_path.is_file():
+            self._stored = report_from_dict(load_report(self.result_path))
+            self._views = _load_views(self.result_path)
+        if self._stored is None and self.submission is None:
             raise GradelibError(
                 f"set `submission` in the parameters cell to the folder or archive to grade ({takehome})"
             )
-        self.takehome = takehome
-        self.rubric: Rubric = load_rubric(Path(rubric), takehome=takehome) if rubric else default_rubric(takehome)
-        path = Path(submission)
+        fallback = ingest.submission_name(self.submission) if self.submission else "submission"
+        self.name = name or (self._stored.submission if self._stored else fallback)
+        self._grading: Any = None
         self._unpacked: Path | None = None
+        self._report: Report | None = None
+        self._finalizer: weakref.finalize | None = None
+
+    @property
+    def mode(self) -> str:
+        """STORED when the cells show the batch's results, LIVE when they run the checks."""
+        return STORED if self._stored is not None else LIVE
+
+    @property
+    def grading(self) -> Any:
+        """The take-home's grading object, opened (and its sandbox runs started) on first use."""
+        if self._grading is None:
+            self._grading = self._open()
+        return self._grading
+
+    def _open(self) -> Any:
+        if self.submission is None:
+            raise GradelibError(f"no submission to run: set `submission` in the parameters cell ({self.takehome})")
+        path = self.submission
         if not path.is_dir():
             self._unpacked = Path(tempfile.mkdtemp(prefix="gradelib-nb-"))
             with ingest.open_submission(path) as sub:
                 path = self._unpacked / sub.name
                 shutil.copytree(sub.path, path, symlinks=True)
-        self.name = name or ingest.submission_name(Path(submission))
-        self.path = path
-        plugin = takehomes.load(takehome)
-        self.grading: Any = plugin.grading(path, name=self.name, rubric=self.rubric)
-        self.grading.__enter__()
-        self.grading.prefetch()  # every sandbox run now, side by side; the cells then show them
+        plugin = takehomes.load(self.takehome)
+        grading = plugin.grading(path, name=self.name, rubric=self.rubric)
+        grading.__enter__()
         # A failing cell never reaches the last cell's close(): clean up when the kernel exits anyway.
-        self._finalizer = weakref.finalize(self, _cleanup, self.grading, self._unpacked)
-
-    def __getattr__(self, item: str) -> Any:
-        return getattr(self.grading, item)
+        self._finalizer = weakref.finalize(self, _cleanup, grading, self._unpacked)
+        grading.prefetch()  # every sandbox run now, side by side; the cells then show them
+        return grading
 
     def title(self, line_id: str) -> str:
         """The rubric's title for a line."""
@@ -55,53 +102,100 @@ class NotebookGrading:
         except KeyError:
             return line_id
 
-    def show(self, line: LineResult) -> render.Html:
-        """A line's card, titled from the rubric."""
-        return render.line_html(line, self.title(line.id))
+    def line(self, line_id: str) -> LineResult:
+        """One line's result: the stored one, else the take-home's check run now."""
+        if self._stored is not None:
+            try:
+                return self._stored.line(line_id)
+            except KeyError:
+                return LineResult(line_id, "unverified", "the stored results have no such line")
+        result: LineResult = getattr(self.grading, line_id)()
+        return result
+
+    def show(self, line: LineResult | str) -> render.Html:
+        """A line's card (by id, or a result), titled from the rubric; a judgment line shows the note."""
+        from gradelib.display import safetext
+
+        result = self.line(line) if isinstance(line, str) else line
+        if result.id in NOTE_LINES and self.takehome == "payments":
+            return safetext.note_card(result, self.title(result.id))
+        return render.line_html(result, self.title(result.id))
 
     def header(self) -> render.Html:
-        """Who is graded, from where, with which rubric."""
+        """Who is graded, with which rubric, and whether the cells show stored results or run the checks."""
+        if self._stored is not None:
+            where = (
+                "Showing the kit's <b>stored results</b> from the batch run: no candidate code runs here. "
+                "To run the checks again, set <code>rerun = True</code> in the parameters and run all cells."
+            )
+        else:
+            digest = ingest.digest(self.submission)[:16] if self.submission and self.submission.exists() else "?"
+            where = f"Running the checks now, in the sandbox (digest <code>{render.esc(digest)}</code>)."
         return render.Html(
-            f"{render.STYLE}<div class='gl-card'><b>{render.esc(self.takehome)}</b>: "
-            f"{render.esc(self.name)}<br>digest <code>{render.esc(ingest.digest(self.path)[:16])}</code>"
-            f" &middot; rubric <code>{render.esc(self.rubric.source)}</code></div>"
+            f"{render.STYLE}<div class='gl-card'><b>{render.esc(self.takehome)}</b>: {render.esc(self.name)}"
+            f" &middot; rubric <code>{render.esc(self.rubric.source)}</code><br>{where}</div>",
+            f"{self.takehome}: {self.name} ({self.mode})",
         )
+
+    def environment_section(self) -> dict[str, Any]:
+        """What the submission declared and the kit installed."""
+        if self._stored is not None:
+            return dict(self._stored.environment)
+        section: dict[str, Any] = self.grading.environment_section()
+        return section
 
     def show_environment(self) -> render.Html:
         """What the submission declared, what the kit installed (name, version), what it refused."""
-        return render.environment_html(self.grading.environment_section())
+        return render.environment_html(self.environment_section())
+
+    def attempts(self) -> dict[str, list[dict[str, Any]]]:
+        """The gateway's request log per scenario (payments): stored with the results, else from the runs."""
+        if self._stored is not None:
+            return dict(self._views.get("attempts") or {})
+        attempts: dict[str, list[dict[str, Any]]] = self.grading.attempts()
+        return attempts
+
+    def attempts_chart(self) -> Any:
+        """The request timeline of every scenario (payments)."""
+        from gradelib.takehomes.payments import charts
+
+        return charts.attempts_timeline(self.attempts(), title=self.name)
+
+    def attempts_table(self) -> render.Html:
+        """The request log of every scenario as a table (payments)."""
+        from gradelib.takehomes.payments import charts
+
+        return charts.attempts_html(self.attempts())
 
     def report(self) -> Report:
-        """Every line, in rubric order."""
-        report: Report = self.grading.report()
-        return report
+        """Every line, in rubric order; written to `result_path` (with the views) only when `save` asks for it."""
+        if self._report is None:
+            if self._stored is not None:
+                self._report = self._stored
+            else:
+                self._report = self.grading.report()
+                if self.save:
+                    save_report(self._report, self.result_path, self._live_views())
+        return self._report
 
-    def show_report(self, report: Report) -> render.Html:
+    def _live_views(self) -> dict[str, Any]:
+        return {view: getattr(self.grading, view)() for view in STORED_VIEWS.get(self.takehome, ())}
+
+    def show_report(self, report: Report | None = None) -> render.Html:
         """The final score table."""
-        return render.report_html(report, {line.id: line.title for line in self.rubric.lines})
+        return render.report_html(report or self.report(), {line.id: line.title for line in self.rubric.lines})
 
-    def panel(self, gradebook: str | Path, report: Report | None = None) -> Any:
-        """The reviewer's scoring panel (a read-only table in headless runs).
+    def tier_table(self) -> render.Html:
+        """Per line: its tiers, the kit's suggestion, and whether it awaits a reviewer (tier rubrics)."""
+        from gradelib.takehomes.payments import tier_rows
 
-        With `report`, the kit's lines are this notebook's fresh results, not the gradebook's last run.
-        """
-        from gradelib.gradebook import Gradebook
-        from gradelib.review import panel as review
-
-        with Gradebook(Path(gradebook)) as book:
-            row = book.submission_by_label(self.takehome, self.name) or book.submission(self.takehome, self.name)
-        if row is None:
-            return render.Html(
-                f"{render.STYLE}<div class='gl-card'>Not in the gradebook <code>{render.esc(gradebook)}</code> yet: "
-                "grade it with <code>gradelib grade</code> first to score it here.</div>",
-                "not in the gradebook yet",
-            )
-        lines = report.lines if report is not None else None
-        return review.scoring_panel(gradebook, self.takehome, row.name, self.rubric, lines=lines)
+        rows = tier_rows(self.report(), self.rubric)
+        return render.Html(f"{render.STYLE}<div class='gl-card'>{render.table_html(rows)}</div>")
 
     def close(self) -> None:
-        """Remove the sandbox workspace and any unpacked archive."""
-        self._finalizer()
+        """Remove the sandbox workspace and any unpacked archive (nothing to do for stored results)."""
+        if self._finalizer is not None:
+            self._finalizer()
 
 
 def _cleanup(grading: Any, unpacked: Path | None) -> None:
@@ -111,18 +205,34 @@ def _cleanup(grading: Any, unpacked: Path | None) -> None:
 
 
 def open_grading(
-    takehome: str, submission: str | Path | None, *, name: str | None = None, rubric: str | Path | None = None
+    takehome: str,
+    submission: str | Path | None,
+    *,
+    name: str | None = None,
+    rubric: str | Path | None = None,
+    result_path: str | Path | None = None,
+    rerun: bool = False,
+    save: bool = False,
 ) -> NotebookGrading:
-    """Start grading one submission for a notebook; call `.close()` in the last cell."""
-    return NotebookGrading(takehome, submission, name=name, rubric=rubric)
+    """Open one submission's grading for a notebook: stored results unless `rerun`; nothing runs until a cell asks."""
+    return NotebookGrading(
+        takehome, submission, name=name, rubric=rubric, result_path=result_path, rerun=rerun, save=save
+    )
 
 
-def save_report(report: Report, path: str | Path | None) -> Path | None:
-    """Write the report's JSON where the batch asked for it (nothing when `path` is None)."""
+def views_path(result_path: Path) -> Path:
+    """Where the notebook's views are stored beside a JSON result."""
+    return result_path.with_name(result_path.stem + VIEWS_SUFFIX)
+
+
+def save_report(report: Report, path: str | Path | None, views: dict[str, Any] | None = None) -> Path | None:
+    """Write the report's JSON (and the views beside it) where the batch asked (nothing when `path` is None)."""
     if path is None:
         return None
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    if views:
+        views_path(target).write_text(json.dumps(views, default=str) + "\n", encoding="utf-8")
     target.write_text(report.to_json(indent=2) + "\n", encoding="utf-8")
     return target
 
@@ -131,3 +241,34 @@ def load_report(path: Path) -> dict[str, Any]:
     """A saved report as plain data."""
     data: dict[str, Any] = json.loads(Path(path).read_text(encoding="utf-8"))
     return data
+
+
+def _load_views(result_path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(views_path(result_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def report_from_dict(data: dict[str, Any]) -> Report:
+    """A Report from its stable JSON shape."""
+    lines = tuple(
+        LineResult(
+            id=str(line["id"]),
+            outcome=line["outcome"],
+            message=str(line.get("message", "")),
+            evidence=dict(line.get("evidence") or {}),
+            points=line.get("points"),
+            max_points=line.get("max_points"),
+            tier=line.get("tier"),
+        )
+        for line in data.get("lines", ())
+    )
+    return Report(
+        str(data.get("takehome", "")),
+        str(data.get("submission", "")),
+        lines,
+        dict(data.get("facts") or {}),
+        dict(data.get("environment") or {}),
+    )

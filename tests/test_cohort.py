@@ -15,7 +15,8 @@ from matplotlib.figure import Figure
 
 from gradelib.cohort import agreement, demo
 from gradelib.cohort import charts as cohortcharts
-from gradelib.cohort.table import Cohort, export_table, load, styled, tables_view
+from gradelib.cohort.table import Cohort, load
+from gradelib.cohort.view import export_table, styled, tables_view
 from gradelib.display.render import Html
 from gradelib.errors import GradelibError
 from gradelib.gradebook import Gradebook
@@ -393,3 +394,90 @@ def test_demo_main(bare_book: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert "added" in capsys.readouterr().out
     assert demo.main(["--gradebook", str(tmp_path / "missing.sqlite")]) == 2
     assert "no gradebook" in capsys.readouterr().err
+
+
+# -- what a hiring manager reads: titles, tier words, who it waits for, refusals; calibration anchors --------------
+
+
+def test_view_has_line_titles_tier_words_and_waiting_for(book_path: Path) -> None:
+    cohort = load(book_path)
+    carol = cohort.table[cohort.table.name == "carol"].iloc[0]
+    # ana scored every carol line, ben all but blast radius: ben owes it.
+    assert carol["waiting_for"] == "ben: Blast radius"
+    bob = cohort.table[cohort.table.name == "bob"].iloc[0]
+    assert bob["waiting_for"].startswith("a reviewer: ") and "Volatile" in bob["waiting_for"]
+    html = tables_view(cohort).body
+    assert "Found the defect" in html and "Key scope" in html
+    assert ">found_defect<" not in html and ">waiting_for<" not in html
+    assert "1.5 (strong)" in html or "1.5 (acceptable)" in html  # carol's found defect: strong and acceptable
+    assert "waiting for" in html and "ben: Blast radius" in html
+
+
+def test_tier_word_is_the_nearest_tier() -> None:
+    from gradelib.cohort.table import line_cell, tier_word
+    from gradelib.review.rubric import default_rubric
+
+    key_scope = default_rubric("payments").line("key_scope")
+    assert [tier_word(key_scope, p) for p in (0.0, 0.4, 1.0, 1.3, 2.0)] == [
+        "weak", "weak", "acceptable", "acceptable", "strong"
+    ]  # fmt: skip
+    assert line_cell(key_scope, 4 / 3) == "1.3 (acceptable)"
+    assert line_cell(default_rubric("replay").line("identical"), 27.5) == "27.5"
+    assert line_cell(key_scope, math.nan) == "-"
+
+
+def test_refused_submissions_are_rows_with_their_reason_in_every_selection(book_path: Path) -> None:
+    with Gradebook(book_path) as book:
+        row = book.upsert_submission("unknown", "bomb", "d-bomb", "cohort/bomb.zip")
+        run = book.start_run(row.id, "test", "d-bomb")
+        book.finish_run(run, "error", error="cohort/bomb.zip: unpacks to 536870912 bytes: refused as an archive bomb")
+    for filters in ({}, {"takehome": "payments"}, {"takehome": "replay"}):
+        cohort = load(book_path, **filters)
+        assert "bomb" in cohort.table["name"].tolist(), filters
+        html = tables_view(cohort).body
+        assert "Not graded: refused or failed" in html and "refused as an archive bomb" in html
+    html = tables_view(load(book_path)).body
+    assert "broke the kit" in html and "<img" not in html  # erin's failed run, escaped
+
+
+def test_anchors_first_in_the_queue_and_waiting_for_every_reviewer(book_path: Path) -> None:
+    from gradelib.review import worklist
+
+    with Gradebook(book_path) as book:
+        assert book.set_anchor("payments", "dave") and not book.set_anchor("payments", "dave")
+        assert [a.name for a in book.anchors()] == ["dave"]
+        queue = worklist.queue(book, "chloe")
+        assert queue[0].anchor and queue[0].takehome == "payments" and queue[0].label == "Submission #2"
+    cohort = load(book_path)
+    dave = cohort.table[cohort.table.name == "dave"].iloc[0]
+    assert dave["anchor"] == "anchor"
+    assert "ben: Blast radius" in dave["waiting_for"] and "ana" not in dave["waiting_for"]
+    with Gradebook(book_path) as book:
+        assert book.set_anchor("payments", "dave", anchored=False) and book.anchors() == []
+
+
+def test_calibration_anchors_distance_from_consensus(book_path: Path) -> None:
+    from gradelib.cohort import calibration
+
+    assert "No calibration anchors" in calibration.anchors_view(load(book_path)).text
+    with Gradebook(book_path) as book:
+        book.set_anchor("payments", "carol")
+    cohort = load(book_path)
+    distances = {d.reviewer: d for d in calibration.anchor_distances(cohort)}
+    # carol: ana 2,1,1,2,1 vs ben 1,1,1,0 on the lines both scored; consensus is their mean.
+    assert distances["ana"].lines == 5 and distances["ben"].lines == 4
+    assert distances["ben"].missing == 1 and distances["ana"].missing == 0
+    assert distances["ana"].mean_points == pytest.approx((0.5 + 0 + 0 + 1 + 0) / 5)
+    view = calibration.anchors_view(cohort)
+    assert "Explanation" in view.body and "not scored yet" in view.body and "consensus" in view.body
+
+
+def test_per_reviewer_distributions_per_line(book_path: Path) -> None:
+    from gradelib.cohort import calibration
+    from gradelib.review.rubric import default_rubric
+
+    cohort = load(book_path)
+    counts = calibration.distribution(cohort.ratings, default_rubric("payments").line("found_defect"), "payments")
+    assert counts == {"ana": {"strong": 1, "weak": 1}, "ben": {"acceptable": 1, "weak": 1}}
+    view = calibration.distributions_view(cohort)
+    assert "Found the defect" in view.body and "strong" in view.body

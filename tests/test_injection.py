@@ -7,7 +7,8 @@ itself) and a `replay` one (a copy of a sample whose answers carry them in a lab
 justification, whose stderr and stdout carry them, and with a cassette named like a tag).
 Each report is opened in headless Chromium twice: the HTML file (file://), and the notebook
 in JupyterLab, trusted (as after a run: a control output proves scripts in trusted output
-do run there); the payments notebook is then run again from the top in JupyterLab.
+do run there); the payments notebook is then run again from the top in JupyterLab (its
+stored results shown again: the candidate text passes through the stored path too).
 """
 
 from __future__ import annotations
@@ -381,7 +382,7 @@ def test_jupyterlab_shows_candidate_text_and_runs_none_of_it(graded: Graded, tmp
                 assert_shown(findings, shown, f"{name} as saved")
                 if takehome not in RUN_IN_LAB:
                     continue
-                evidence.step = f"{name}: Run > Run All Cells (the kit grades the submission again, in JupyterLab)"
+                evidence.step = f"{name}: Run > Run All Cells (the stored results shown again, in JupyterLab)"
                 run_all_cells(page, lambda page=page: min(page.evaluate(CONTROL_RUNS_JS)) >= 2, "the control output")
                 page.wait_for_timeout(SETTLE_MS)
                 evidence.step = f"{name}: the outputs of the run"

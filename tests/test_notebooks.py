@@ -81,3 +81,42 @@ def test_handout_writes_the_task_tickets_and_labels(tmp_path: Path, capsys: pyte
         assert needle in text
     assert cli.main(["handout", "replay", str(tmp_path / "out")]) == 2
     assert "not empty" in capsys.readouterr().err
+
+
+def test_an_executed_report_runs_again_from_any_folder_without_running_the_candidate(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run All as a reviewer does, with the kernel started in the repository root, reports/ or the report's folder."""
+    import os
+    import time
+
+    import papermill
+
+    from gradelib.review.panel import ENV_HEADLESS
+
+    reports = ROOT / "reports" / f".test-{os.getpid()}"  # under the checkout, as `./dev grade` writes them
+    try:
+        (outcome,) = batch.grade([SAMPLES / "payments" / "jonas-berg"], reports=reports)
+        assert outcome.status == "graded", outcome.error
+        notebook = Path(outcome.notebook or "")
+        result = notebook.with_suffix(".json")
+        before = result.read_bytes()
+        html = notebook.with_suffix(".html").read_text()
+        for code in ("grading.", "In&nbsp;[", ".staging", "panel_for", "result_path"):
+            assert code not in html, code  # the hiring manager's copy has no code or parameters
+        assert "Score table taken" in html and "Found the defect" in html
+        monkeypatch.delenv(ENV_HEADLESS, raising=False)
+        for cwd in (ROOT, reports, notebook.parent):
+            started = time.monotonic()
+            out = tmp_path / f"rerun-{cwd.name}.ipynb"
+            papermill.execute_notebook(str(notebook), str(out), kernel_name="python3", progress_bar=False, cwd=str(cwd))
+            assert time.monotonic() - started < 60, "a re-run shows stored results; it runs no sandbox"
+            nb = nbformat.read(out, as_version=4)
+            outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+            assert [o for o in outputs if o.output_type == "error"] == [], cwd
+            shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in outputs)
+            assert "stored results" in shown and "Key scope" in shown
+            assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+            assert result.read_bytes() == before, "a reviewer's run never rewrites the batch's result"
+    finally:
+        shutil.rmtree(reports, ignore_errors=True)

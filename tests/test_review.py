@@ -342,3 +342,66 @@ def test_missing_gradebook_is_reported_not_created(tmp_path: Path, headless: boo
     assert isinstance(shown, Html)
     assert "No gradebook at" in shown.body
     assert not path.exists()
+
+
+# -- blind between reviewers ----------------------------------------------------------------
+
+SECRET = "private reasoning about the note by bo"
+
+
+def test_a_colleagues_score_shows_only_after_saving_your_own(payments_book: tuple[Path, Rubric]) -> None:
+    path, rubric = payments_book
+    with Gradebook(path) as book:
+        book.add_score("payments", NAME, "evidence", "bo", "strong", SECRET)
+        book.add_score("payments", NAME, "explanation", "bo", "weak", "restates the diff")
+    panel = scoring_panel(path, "payments", NAME, rubric, reviewer="ana", headless=False)
+    assert SECRET not in panel.saved_html.value and "restates the diff" not in panel.saved_html.value
+    assert "hidden until you save yours" in panel.saved_html.value and "bo" in panel.saved_html.value
+    assert SECRET not in _widget_text(panel)  # nor in any widget's state a saved notebook could keep
+    panel.line_rows["evidence"].choice.value = "acceptable"
+    assert panel.save() == []
+    assert SECRET in panel.saved_html.value  # ana scored evidence: bo's evidence is shown
+    assert "restates the diff" not in panel.saved_html.value  # not explanation, which ana has not scored
+    revealed = scoring_panel(path, "payments", NAME, rubric, reviewer="cy", headless=False, reveal=True)
+    assert SECRET in revealed.saved_html.value and "restates the diff" in revealed.saved_html.value
+
+
+def test_the_lead_reveals_with_a_setting(payments_book: tuple[Path, Rubric], monkeypatch: pytest.MonkeyPatch) -> None:
+    path, rubric = payments_book
+    with Gradebook(path) as book:
+        book.add_score("payments", NAME, "evidence", "bo", "strong", SECRET)
+    monkeypatch.setenv(review.ENV_REVEAL, "1")
+    panel = scoring_panel(path, "payments", NAME, rubric, reviewer="cy", headless=False)
+    assert SECRET in panel.saved_html.value and NAME in _widget_text(panel)
+
+
+def test_stored_table_is_blind_and_says_when_it_was_taken(payments_book: tuple[Path, Rubric]) -> None:
+    path, rubric = payments_book
+    with Gradebook(path) as book:
+        book.add_score("payments", NAME, "evidence", "bo", "strong", SECRET)
+    shown = scoring_panel(path, "payments", NAME, rubric, headless=True)
+    assert isinstance(shown, Html)
+    assert SECRET not in shown.body and "strong</b>" not in shown.body
+    assert "value hidden (blind review)" in shown.body and "Score table taken" in shown.body
+    assert "No reviewer scores saved yet" not in shown.body
+
+
+def test_panel_for_works_from_the_gradebook_alone(payments_book: tuple[Path, Rubric], tmp_path: Path) -> None:
+    path, _ = payments_book
+    by_label = review.panel_for(path, "payments", "Submission #2", reviewer="ana", headless=False)
+    assert isinstance(by_label, ScoringPanel)
+    assert by_label.line_rows["key_scope"].choice.value == "acceptable"  # the kit's line, from the gradebook
+    by_folder = review.panel_for(path, "payments", tmp_path / "cohort" / f"{NAME}.zip", headless=False)
+    assert isinstance(by_folder, ScoringPanel) and by_folder._name == NAME
+    missing = review.panel_for(path, "payments", "Submission #9", headless=False)
+    assert isinstance(missing, Html) and "not in the gradebook" in missing.body
+    assert "set `name`" in review.panel_for(path, "payments", None).body
+
+
+def test_a_live_panel_carries_its_static_table(payments_book: tuple[Path, Rubric]) -> None:
+    path, rubric = payments_book
+    panel = scoring_panel(path, "payments", NAME, rubric, reviewer="ana", headless=False)
+    data, metadata = panel._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in data
+    assert "Score table taken" in data["text/html"] and NAME not in data["text/html"]
+    assert metadata == review.PANEL_OUTPUT_METADATA

@@ -53,8 +53,12 @@ def test_summary_report_shows_the_table_every_chart_and_no_error(reports: Path) 
     for names in COHORT.values():
         for name in names:
             assert name in html  # the summary resolves blind labels
-    for needle in ("Submission #1", "found_defect", "missing_fixture", "Krippendorff", "ana", "chloe"):
+    for needle in ("Submission #1", "Found the defect", "Missing fixture fails loudly", "Krippendorff", "ana", "chloe"):
         assert needle in html, needle
+    for needle in ("waiting for", "Calibration anchors", "Score distributions per reviewer"):
+        assert needle in html, needle
+    for code in ("cohort.load", "summary.header()", "In&nbsp;[", ">found_defect<"):
+        assert code not in html, code  # a hiring manager reads no code, and lines by their titles
     links = set(re.findall(r'href="((?:replay|payments)/[^"]+\.html)"', html))
     assert len(links) == 4 and all((reports / link).is_file() for link in links)
     assert (reports / "summary.csv").read_text(encoding="utf-8").startswith("takehome,submission,name,graded")

@@ -63,8 +63,12 @@ def execute(
 
     papermill saves the notebook even when a cell fails, so the evidence up to the
     failure is kept. `env` is added to the kernel's environment; its stderr goes to `log`.
+    Batch-only parameters given (`save`, `rerun`) are then set back in the executed
+    notebook, so a reviewer's Run All shows its stored results.
     """
     import papermill  # slow to import; only the workers need it
+
+    from gradelib.review.reportfiles import BATCH_ONLY, prepare_for_reviewers
 
     try:
         with contextlib.ExitStack() as stack:
@@ -82,10 +86,16 @@ def execute(
                 kernel_manager_class=_ipc_kernel_manager(sockets, env or {}, stderr),
             )
     except papermill.PapermillExecutionError as exc:
-        return f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]
+        error: str | None = f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]
     except Exception as exc:  # a dead kernel or a timeout must not sink the batch
-        return f"{type(exc).__name__}: {exc}"[:500]
-    return None
+        error = f"{type(exc).__name__}: {exc}"[:500]
+    else:
+        error = None
+    try:  # as a reviewer opens it: the batch-only parameters it was given (save, rerun) set back
+        prepare_for_reviewers(target, {key: value for key, value in BATCH_ONLY.items() if key in parameters})
+    except Exception as exc:  # an unreadable notebook stays as papermill left it, as evidence
+        error = error or f"cannot prepare the executed notebook for reviewers: {exc}"[:500]
+    return error
 
 
 def show_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
@@ -105,13 +115,7 @@ def show_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
 
 
 def export_html(notebook: Path) -> Path | None:
-    """An HTML copy beside the notebook, readable without Jupyter."""
-    import nbformat
-    from nbconvert import HTMLExporter
+    """An HTML copy beside the notebook, readable without Jupyter (no code inputs; see review/reportfiles.py)."""
+    from gradelib.review.reportfiles import export_html as export
 
-    if not notebook.exists():
-        return None
-    body, _ = HTMLExporter().from_notebook_node(nbformat.read(notebook, as_version=4))
-    target = notebook.with_suffix(".html")
-    target.write_text(body, encoding="utf-8")
-    return target
+    return export(notebook)

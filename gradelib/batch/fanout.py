@@ -19,6 +19,8 @@ from gradelib.batch.worker import grade_parcel
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
 from gradelib.intake import staging
+from gradelib.notebook import views_path
+from gradelib.review.reportfiles import refresh_report
 from gradelib.sandbox import diskcap
 
 UNKNOWN_TAKEHOME = "unknown"
@@ -106,6 +108,7 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
     notebook = _write(out_dir / f"{stem}.ipynb", result.notebook)
     html = _write(out_dir / f"{stem}.html", result.html)
     _write(out_dir / f"{stem}.json", result.result)
+    _write(views_path(out_dir / f"{stem}.json"), result.views)
     _write(out_dir / LOGS / f"{stem}.log", result.log)
     error, report = result.error, None
     if result.result is not None:
@@ -123,6 +126,8 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
         html=str(html) if html else None,
         seconds=result.seconds,
     )
+    if not error and notebook:  # the report's score table, taken again now that the gradebook holds this run
+        refresh_report(notebook, book, takehome, staged.name)
     total = report.get("total") if report else None
     return GradeOutcome(
         staged.name,

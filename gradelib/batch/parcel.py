@@ -59,11 +59,12 @@ class Artifacts:
     html: bytes | None = None
     result: bytes | None = None  # the JSON result the notebook saved
     log: bytes = b""  # the kernel's stderr
+    views: bytes | None = None  # what the notebook shows beyond the lines (stored beside the result)
 
     @property
     def size(self) -> int:
         """Bytes on the wire, about."""
-        return sum(len(part or b"") for part in (self.notebook, self.html, self.result, self.log))
+        return sum(len(part or b"") for part in (self.notebook, self.html, self.result, self.log, self.views))
 
 
 def install_env(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

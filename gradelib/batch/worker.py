@@ -17,7 +17,9 @@ from gradelib import __version__
 from gradelib.batch import parcel
 from gradelib.batch.execute import execute, export_html, notebook_for, show_parameters
 from gradelib.batch.parcel import Artifacts, Parcel
+from gradelib.notebook import views_path
 from gradelib.review.panel import ENV_HEADLESS
+from gradelib.review.reportfiles import BATCH_ONLY
 
 GRADEBOOK = "gradebook.sqlite"
 KERNEL_LOG = "kernel.log"
@@ -49,11 +51,13 @@ def grade_parcel(item: Parcel) -> Artifacts:
             "name": item.label,
             "result_path": str(result),
             "gradebook": str(book),
+            "rerun": True,  # run the checks (a reviewer's session shows the stored results instead)
+            "save": True,  # write result_path (execute() sets both back for reviewers afterwards)
         }
         # the kernel's panel renders as a read-only table; install settings are the driver's
         env = {ENV_HEADLESS: "1", **dict(item.install_env)}
         error = execute(notebook_for(item.takehome), notebook, parameters, env=env, log=log)
-        show_parameters(notebook, dict(item.shown_parameters))
+        show_parameters(notebook, {**dict(item.shown_parameters), **BATCH_ONLY})  # as a reviewer finds it
         html = export_html(notebook)
         data = _read(result)
         if data is None and error is None:
@@ -67,6 +71,7 @@ def grade_parcel(item: Parcel) -> Artifacts:
             html=_read(html) if html else None,
             result=data,
             log=_read(log) or b"",
+            views=_read(views_path(result)),
         )
 
 

@@ -74,9 +74,9 @@ def score_distribution(cohort: Cohort) -> Figure | Html:
         axes.set_ylabel("submissions")
         waiting = len(rows) - len(totals)
         extra = f"; {waiting} without a total yet" if waiting else ""
-        axes.set_title(f"{takehome}: total score, {len(totals)} submission(s){extra}", fontsize=10)
+        axes.set_title(f"{takehome}: total score, {len(totals)} submission(s){extra}", fontsize=12)
         axes.grid(axis="y", alpha=0.3)
-    figure.suptitle("Score distribution per take-home", fontsize=12)
+    figure.suptitle("Score distribution per take-home", fontsize=14)
     return figure
 
 
@@ -111,17 +111,17 @@ def line_mix(cohort: Cohort) -> Figure | Html:
                 count = kinds.count(kind)
                 if count:
                     axes.barh(position, count, left=left, color=MIX_COLOURS[kind], edgecolor="white")
-                    axes.text(left + count / 2, position, str(count), ha="center", va="center", fontsize=8)
+                    axes.text(left + count / 2, position, str(count), ha="center", va="center", fontsize=10)
                     left += count
-        axes.set_yticks(range(len(lines)), [_wrap(line.title) for line in lines], fontsize=8)
+        axes.set_yticks(range(len(lines)), [_wrap(line.title) for line in lines], fontsize=10)
         axes.invert_yaxis()
         axes.set_xlim(0, len(rows))
         axes.xaxis.set_major_locator(MaxNLocator(integer=True))
         axes.set_xlabel("submissions")
-        axes.set_title(f"{takehome} ({len(rows)} submissions)", fontsize=10)
+        axes.set_title(f"{takehome} ({len(rows)} submissions)", fontsize=12)
     handles = [Patch(facecolor=MIX_COLOURS[kind], label=MIX_LABELS[kind]) for kind in MIX_COLOURS]
-    figure.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=8, frameon=False)
-    figure.suptitle("Score mix per rubric line (reviewers' consensus, else the kit)", fontsize=12)
+    figure.legend(handles=handles, loc="outside lower center", ncols=4, fontsize=10, frameon=False)
+    figure.suptitle("Score mix per rubric line (reviewers' consensus, else the kit)", fontsize=14)
     return figure
 
 
@@ -167,11 +167,11 @@ def reviewer_comparison(cohort: Cohort) -> Figure | Html:
                         markersize=7,
                         linestyle="none",
                     )
-        axes.set_yticks(range(len(lines)), [_wrap(line.title) for line in lines], fontsize=8)
+        axes.set_yticks(range(len(lines)), [_wrap(line.title) for line in lines], fontsize=10)
         axes.invert_yaxis()
         axes.set_xlim(-5, 105)
         axes.set_xlabel("mean score (% of the line's maximum)")
-        axes.set_title(takehome, fontsize=10)
+        axes.set_title(takehome, fontsize=12)
         axes.grid(axis="x", alpha=0.3)
     handles = [
         Line2D([], [], marker=REVIEWER_MARKERS[i % 8], color=_colour(i), linestyle="none", label=reviewer)
@@ -180,8 +180,8 @@ def reviewer_comparison(cohort: Cohort) -> Figure | Html:
     handles.append(
         Line2D([], [], marker="x", color=KIT_COLOUR, linestyle="none", label="kit's own score (lines it scored)")
     )
-    figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 5), fontsize=8, frameon=False)
-    figure.suptitle("Per-reviewer score comparison", fontsize=12)
+    figure.legend(handles=handles, loc="outside lower center", ncols=min(len(handles), 5), fontsize=10, frameon=False)
+    figure.suptitle("Per-reviewer score comparison", fontsize=14)
     return figure
 
 
@@ -196,15 +196,15 @@ def failure_chart(cohort: Cohort) -> Figure | Html:
     positions = range(len(frame))
     axes.barh(positions, frame["count"], color=colours)
     for position, count in zip(positions, frame["count"], strict=True):
-        axes.text(count, position, f" {count}", va="center", fontsize=8)
+        axes.text(count, position, f" {count}", va="center", fontsize=10)
     axes.set_yticks(
-        positions, [_wrap(f"{t}: {m}") for t, m in zip(frame["takehome"], frame["mode"], strict=True)], fontsize=8
+        positions, [_wrap(f"{t}: {m}") for t, m in zip(frame["takehome"], frame["mode"], strict=True)], fontsize=10
     )
     axes.invert_yaxis()
     axes.set_xlim(0, max(frame["count"]) * 1.15 + 0.5)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel(f"submissions (of {len(cohort.entries)} selected)")
-    axes.set_title("Failure modes seen across the cohort", fontsize=12)
+    axes.set_title("Failure modes seen across the cohort", fontsize=14)
     return figure
 
 
@@ -220,7 +220,7 @@ def agreement_chart(cohort: Cohort) -> Figure | Html:
     for position, result in enumerate(results):
         value = result.alpha.alpha
         if value is None:
-            axes.text(0.02, position, agreement.alpha_text(result.alpha), va="center", fontsize=8, color=KIT_COLOUR)
+            axes.text(0.02, position, agreement.alpha_text(result.alpha), va="center", fontsize=10, color=KIT_COLOUR)
             continue
         colour = (
             "#1a7f37"
@@ -230,17 +230,17 @@ def agreement_chart(cohort: Cohort) -> Figure | Html:
             else "#cf222e"
         )
         axes.barh(position, value, color=colour)
-        axes.text(max(value, 0) + 0.02, position, f"{value:.2f} (n={result.alpha.values})", va="center", fontsize=8)
+        axes.text(max(value, 0) + 0.02, position, f"{value:.2f} (n={result.alpha.values})", va="center", fontsize=10)
     labels = [_wrap(f"{r.takehome}: {titles.get((r.takehome, r.line_id), r.line_id)}") for r in results]
-    axes.set_yticks(range(len(results)), labels, fontsize=8)
+    axes.set_yticks(range(len(results)), labels, fontsize=10)
     axes.invert_yaxis()
     axes.axvline(0, color="black", linewidth=0.8)
     axes.axvline(agreement.GOOD_ALPHA, color="#1a7f37", linestyle="--", linewidth=0.8, label="0.8: reliable")
     axes.axvline(agreement.ACCEPTABLE_ALPHA, color="#d4a72c", linestyle=":", linewidth=0.8, label="0.667: tentative")
     axes.set_xlim(low - 0.05, 1.35)
     axes.set_xlabel("Krippendorff's alpha (ordinal for tiers, interval for points; n = pairable ratings)")
-    axes.set_title("Reviewer agreement per rubric line", fontsize=12)
-    figure.legend(loc="outside lower center", ncols=2, fontsize=8, frameon=False)
+    axes.set_title("Reviewer agreement per rubric line", fontsize=14)
+    figure.legend(loc="outside lower center", ncols=2, fontsize=10, frameon=False)
     return figure
 
 
@@ -259,16 +259,16 @@ def leniency_chart(cohort: Cohort) -> Figure | Html:
             position,
             f" {share:+.1f}% ({row.units} units) ",
             va="center",
-            fontsize=8,
+            fontsize=10,
             ha="left" if share >= 0 else "right",
         )
-    axes.set_yticks(range(len(rows)), [f"{row.takehome}: {row.reviewer}" for row in rows], fontsize=8)
+    axes.set_yticks(range(len(rows)), [f"{row.takehome}: {row.reviewer}" for row in rows], fontsize=10)
     axes.invert_yaxis()
     reach = max(abs(100 * (row.mean_share or 0.0)) for row in rows)
     axes.set_xlim(-reach * 1.6 - 1, reach * 1.6 + 1)
     axes.axvline(0, color="black", linewidth=0.8)
     axes.set_xlabel("mean difference from the panel mean (% of the line's maximum); > 0: more lenient")
-    axes.set_title("Reviewer leniency against the panel mean", fontsize=12)
+    axes.set_title("Reviewer leniency against the panel mean", fontsize=14)
     return figure
 
 

@@ -21,8 +21,8 @@ from typing import Any
 from urllib.parse import quote
 
 import pandas as pd
-from pandas.io.formats.style import Styler
 
+from gradelib import takehomes
 from gradelib.cohort.agreement import LineKey, Rating
 from gradelib.display.render import STYLE, Html, esc
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
@@ -35,14 +35,20 @@ SOURCE_SUFFIX = "_source"
 FROM_REVIEWERS, FROM_KIT, NO_SCORE = "reviewers", "kit", "none"
 NOT_GRADED = "not graded"
 FIRST_COLUMNS = ("takehome", "submission", "name", "graded", "status")
-LAST_COLUMNS = ("total", "max_total", "reviewers", "errors", "unverified", "awaiting_review", "flags", "report")
-SOURCE_CSS = {FROM_REVIEWERS: "font-weight:bold", FROM_KIT: "color:#57606a;font-style:italic", NO_SCORE: ""}
-FLAG_CSS = "color:#cf222e"
-CAPTION_CSS = "caption-side: bottom; text-align: left; font-size: 85%; color: #57606a"
-NOWRAP_COLUMNS = ("submission", "name", "graded")
+LAST_COLUMNS = (
+    "total",
+    "max_total",
+    "reviewers",
+    "waiting_for",
+    "anchor",
+    "errors",
+    "unverified",
+    "awaiting_review",
+    "flags",
+    "report",
+)
+ANYONE = "a reviewer"  # who "waiting for" names for a line nobody has scored
 COUNT_COLUMNS = ("errors", "unverified", "awaiting_review")
-HIDDEN_IN_VIEW = ("status", *COUNT_COLUMNS)  # the flags text says the same; the CSV keeps them for sorting
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run these as formulas
 MAX_ERROR_CHARS = 120
 
 
@@ -119,6 +125,7 @@ class Entry:
     lines: Mapping[str, LineRow]  # the kit's results of that run, by line id
     scores: Mapping[tuple[str, str], ScoreEntry]  # (line_id, reviewer) -> current entry
     report: str | None  # the HTML report, relative to the summary's folder
+    anchor: bool = False  # a calibration anchor: every reviewer scores it
 
     @property
     def line_results(self) -> Mapping[str, LineRow]:
@@ -148,6 +155,7 @@ class Cohort:
     rubric_lines: Mapping[str, tuple[RubricLine, ...]] = field(compare=False)
     table: pd.DataFrame = field(compare=False, repr=False)
     ratings: tuple[Rating, ...] = field(compare=False, repr=False)
+    reviewers: tuple[str, ...] = ()  # everyone who has saved a score in the gradebook
 
     @property
     def titles(self) -> dict[LineKey, str]:
@@ -194,11 +202,16 @@ def load(
     reports = resolve(reports_dir) if reports_dir else path.parent
     entries: list[Entry] = []
     with Gradebook(path) as book, book.snapshot():
-        for row in book.submissions(filters.takehome):
+        anchors = {row.id for row in book.anchors()}
+        reviewers = tuple(book.reviewers())
+        for row in book.submissions():
+            # A submission refused before its take-home was known (an archive bomb) is in every selection.
+            if filters.takehome not in (None, row.takehome) and row.takehome in takehomes.names():
+                continue
             run = book.latest_run(row.takehome, row.name, graded_only=True) or book.latest_run(row.takehome, row.name)
             lines = {line.line_id: line for line in book.lines(run.id)} if run and run.status == "graded" else {}
             scores = book.current_scores(row.takehome, row.name)
-            entry = Entry(row, run, lines, scores, _report_link(run, row.takehome, reports))
+            entry = Entry(row, run, lines, scores, _report_link(run, row.takehome, reports), row.id in anchors)
             if filters.graded_in_range(entry.graded) and (
                 filters.reviewer is None or any(who == filters.reviewer for _, who in scores)
             ):
@@ -207,8 +220,13 @@ def load(
         t: _rubric_lines(t, rubrics, entries) for t in dict.fromkeys(e.submission.takehome for e in entries)
     }
     ratings = tuple(r for e in entries for r in _ratings(e, rubric_lines[e.submission.takehome]))
-    table = cohort_table(entries, rubric_lines)
-    return Cohort(path, reports, filters, tuple(entries), rubric_lines, table, ratings)
+    table = cohort_table(entries, rubric_lines, reviewers)
+    return Cohort(path, reports, filters, tuple(entries), rubric_lines, table, ratings, reviewers)
+
+
+def is_refused(entry: Entry) -> bool:
+    """Whether the kit could not grade this submission at all (refused archive, failed run)."""
+    return entry.run is None or entry.run.status != "graded"
 
 
 def _rubric_lines(
@@ -285,7 +303,29 @@ def _needs_human(kit: LineRow | None) -> bool:
     return kit is None or kit.outcome in UNDECIDED or kit.points is None
 
 
-def _row(entry: Entry, lines: Sequence[RubricLine]) -> dict[str, Any]:
+def waiting_for(entry: Entry, lines: Sequence[RubricLine], reviewers: Sequence[str] = ()) -> str:
+    """Who still has to score which line: on an anchor every reviewer owes every human line; elsewhere a
+    reviewer who started a submission owes the rest of its human lines, and a line nobody scored waits
+    for a reviewer. Empty when nothing waits (or the kit could not grade it)."""
+    if is_refused(entry):
+        return ""
+    human = [line for line in lines if _needs_human(entry.lines.get(line.id))]
+    started = {who for _, who in entry.scores}
+    owing = list(reviewers) if entry.anchor else sorted(started)
+    parts = []
+    for reviewer in owing:
+        owed = [line for line in human if (line.id, reviewer) not in entry.scores]
+        if owed:
+            named = f"all {len(owed)} lines" if len(owed) == len(human) > 2 else ", ".join(x.title for x in owed)
+            parts.append(f"{reviewer}: {named}")
+    if not entry.anchor or not reviewers:
+        nobody = [line for line in human if not any(lid == line.id for lid, _ in entry.scores)]
+        if nobody:
+            parts.append(f"{ANYONE}: {', '.join(line.title for line in nobody)}")
+    return "; ".join(parts)
+
+
+def _row(entry: Entry, lines: Sequence[RubricLine], reviewers: Sequence[str] = ()) -> dict[str, Any]:
     sub, run = entry.submission, entry.run
     graded = entry.graded
     row: dict[str, Any] = {
@@ -317,6 +357,8 @@ def _row(entry: Entry, lines: Sequence[RubricLine]) -> dict[str, Any]:
     row["total"] = float(sum(row[line.id] for line in lines)) if complete else math.nan
     row["max_total"] = float(sum(maxima)) if maxima else math.nan
     row["reviewers"] = ", ".join(sorted({who for _, who in entry.scores}))
+    row["waiting_for"] = waiting_for(entry, lines, reviewers)
+    row["anchor"] = "anchor" if entry.anchor else ""
     row.update(counts if graded_run else dict.fromkeys(counts, 0))
     row["flags"] = _flags(run, counts)
     row["report"], row["_blind"] = entry.report, sub.blind_number
@@ -331,9 +373,11 @@ def _flags(run: RunRow | None, counts: Mapping[str, int]) -> str:
     return ", ".join(f"{counts[key]} {word}" for key, word in words.items() if counts[key])
 
 
-def cohort_table(entries: Sequence[Entry], rubric_lines: Mapping[str, Sequence[RubricLine]]) -> pd.DataFrame:
-    """One row per (takehome, submission): line scores, totals, flags, report link; best totals first."""
-    rows = [_row(e, rubric_lines.get(e.submission.takehome, ())) for e in entries]
+def cohort_table(
+    entries: Sequence[Entry], rubric_lines: Mapping[str, Sequence[RubricLine]], reviewers: Sequence[str] = ()
+) -> pd.DataFrame:
+    """One row per (takehome, submission): line scores, totals, who it waits for, flags, report link; best first."""
+    rows = [_row(e, rubric_lines.get(e.submission.takehome, ()), reviewers) for e in entries]
     line_ids = list(dict.fromkeys(line.id for lines in rubric_lines.values() for line in lines))
     columns = [*FIRST_COLUMNS, *line_ids, *LAST_COLUMNS, *(line_id + SOURCE_SUFFIX for line_id in line_ids)]
     frame = pd.DataFrame(rows, columns=[*columns, "_blind"])
@@ -348,73 +392,19 @@ def line_columns(table: pd.DataFrame) -> list[str]:
     return [c for c in table.columns if f"{c}{SOURCE_SUFFIX}" in table.columns]
 
 
-def styled(table: pd.DataFrame, sort_by: str | None = None, ascending: bool = False) -> Styler:
-    """The table as a Styler: names and messages escaped, reviewer scores bold, the kit's grey, flags red.
-
-    Status and the flag counts are hidden (the flags text says the same); `sort_by` any column.
-    """
-    if sort_by:
-        table = table.sort_values(sort_by, ascending=ascending, na_position="last", kind="stable")
-    lines = line_columns(table)
-    shown = table.drop(columns=[c + SOURCE_SUFFIX for c in lines])
-
-    def colours(frame: pd.DataFrame) -> pd.DataFrame:
-        css = pd.DataFrame("", index=frame.index, columns=frame.columns)
-        for column in lines:
-            css[column] = table[column + SOURCE_SUFFIX].map(SOURCE_CSS).fillna("")
-        css["flags"] = [FLAG_CSS if flag else "" for flag in frame["flags"]]
-        return css
-
-    styler = shown.style.format(precision=1, na_rep="-", escape="html").hide(axis="index")
-    styler = styler.format(_report_cell, subset=["report"], escape="html", na_rep="")
-    styler = styler.format("{:.0f}", subset=["max_total", *COUNT_COLUMNS], na_rep="-")
-    styler = styler.format_index(escape="html", axis=1).hide(subset=list(HIDDEN_IN_VIEW), axis="columns")
-    styler = styler.apply(colours, axis=None).set_properties(subset=list(NOWRAP_COLUMNS), **{"white-space": "nowrap"})
-    styler = styler.set_table_styles([{"selector": "caption", "props": CAPTION_CSS}])
-    return styler.set_caption(
-        "Bold: the reviewers' consensus (mean of their current scores); grey italic: the kit's; -: no score yet."
-    )
+def tier_word(line: RubricLine, points: float) -> str | None:
+    """The tier nearest a (mean) score on a tier line; None on a points line or without a score."""
+    if not line.tiers or points is None or math.isnan(points):
+        return None
+    scaled = {tier: value_points(line, tier) for tier in line.tiers}
+    known = {tier: value for tier, value in scaled.items() if value is not None}
+    return min(known, key=lambda tier: (abs(known[tier] - points), -known[tier])) if known else None
 
 
-def tables_view(cohort: Cohort) -> Html:
-    """One styled table per take-home, each with only its own rubric lines (a single table gets too wide)."""
-    if cohort.table.empty:
-        return Html(f'{STYLE}<div class="gl-card"><i>No submission matches this selection.</i></div>', "empty")
-    parts, text = [], []
-    for takehome, lines in cohort.rubric_lines.items():
-        others = [c for c in line_columns(cohort.table) if c not in {line.id for line in lines}]
-        part = cohort.table[cohort.table.takehome == takehome]
-        part = part.drop(columns=["takehome", *others, *(c + SOURCE_SUFFIX for c in others)])
-        parts.append(f"<h3>{esc(takehome)}</h3>{styled(part).to_html()}")
-        text.append(f"{takehome}: {len(part)} submission(s)")
-    return Html("".join(parts), "\n".join(text))
-
-
-def _report_cell(link: Any) -> str:
-    return f'<a href="{link}">report</a>' if isinstance(link, str) and link else ""  # already escaped by Styler
-
-
-def export_table(table: pd.DataFrame, reports_dir: str | Path) -> Path:
-    """Write the table as CSV beside the summary (formula-like text defused); returns the CSV path."""
-    target = Path(reports_dir) / CSV_NAME
-    target.parent.mkdir(parents=True, exist_ok=True)
-    safe = table.copy()
-    for column in safe.columns:
-        if not pd.api.types.is_numeric_dtype(safe[column]):
-            safe[column] = safe[column].map(_defuse)
-    safe.to_csv(target, index=False)
-    return target
-
-
-def _defuse(value: Any) -> Any:
-    return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value
-
-
-def export_note(cohort: Cohort) -> Html:
-    """Export the cohort table as CSV into the reports folder and link to it."""
-    path = export_table(cohort.table, cohort.reports_dir)
-    return Html(
-        f'{STYLE}<div class="gl-card">{len(cohort.table)} row(s) written to <a href="{esc(path.name)}">'
-        f"<code>{esc(path)}</code></a></div>",
-        str(path),
-    )
+def line_cell(line: RubricLine, points: Any) -> str:
+    """A line's score as the table shows it: "1.3 (acceptable)" on a tier line, "27.5" on a points line."""
+    if points is None or (isinstance(points, float) and math.isnan(points)):
+        return "-"
+    word = tier_word(line, float(points))
+    number = f"{float(points):.1f}".rstrip("0").rstrip(".")
+    return f"{number} ({word})" if word else number

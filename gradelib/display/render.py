@@ -29,13 +29,39 @@ OUTCOME_SYMBOLS = {
     "unverified": "UNVERIFIED",
     "needs_review": "REVIEW",
 }
+# Evidence keys as a reader says them; any other key reads with its underscores as spaces.
+LABELS = {
+    "a_healthy": "(a) healthy stub",
+    "b_failing": "(b) failing stub",
+    "c_twice": "(c) record twice",
+    "chargeId": "charge id",
+    "idempotencyKey": "idempotency key",
+    "distinct_keys": "distinct keys",
+    "duration_s": "duration (s)",
+    "gaps_ms": "gaps between attempts (ms)",
+    "gaps_ms_per_run": "gaps per run (ms)",
+    "exit_code": "exit code",
+    "stderr_tail": "stderr (last lines)",
+    "stdout_tail": "stdout (last lines)",
+    "dns_names": "DNS names looked up",
+    "json_changes": "JSON changes",
+    "unified_diff": "diff",
+    "red_on_draft": "red on the model's draft",
+    "green_on_own": "green on their own code",
+    "stopped_by_kit": "stopped by the kit",
+    "note_file": "note file",
+    "committed_vs_replay": "committed answers vs a fresh replay",
+    "live_rerecord": "live re-record",
+    "key_in_use": "key in use (409)",
+    "amount_mismatch": "amount mismatch (400)",
+}
 MAX_TABLE_ROWS = 60
 MAX_TEXT_CHARS = 20_000
 STYLE = """<style>
 .gl-card{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:6px 0;font-family:sans-serif}
 .gl-badge{color:#fff;border-radius:4px;padding:1px 6px;font-weight:600;font-size:90%}
 .gl-card table{border-collapse:collapse;font-size:90%;margin:4px 0}
-.gl-card td,.gl-card th{border:1px solid #d0d7de;padding:2px 6px;text-align:left;vertical-align:top}
+.gl-card td,.gl-card th{border:1px solid #d0d7de;padding:2px 6px;text-align:left !important;vertical-align:top}
 .gl-card pre{background:#f6f8fa;padding:6px;overflow:auto;max-height:28em;font-size:85%;white-space:pre-wrap}
 .gl-line{display:block}.gl-add{background:#dafbe1}.gl-del{background:#ffebe9}.gl-hunk{color:#8250df}
 .gl-key{font-weight:600;margin-top:6px}
@@ -81,12 +107,18 @@ def diff_html(unified: str) -> str:
     return "<pre>" + "".join(rows) + "</pre>"
 
 
+def label(key: object) -> str:
+    """An evidence key as a readable label: "exit_code" -> "exit code", "chargeId" -> "charge id"."""
+    text = str(key)
+    return LABELS.get(text, text.replace("_", " "))
+
+
 def table_html(rows: Sequence[Mapping[str, Any]]) -> str:
     """Rows of dicts as an HTML table (columns from all rows, values escaped)."""
     columns: list[str] = []
     for row in rows:
         columns += [k for k in row if k not in columns]
-    head = "".join(f"<th>{esc(c)}</th>" for c in columns)
+    head = "".join(f"<th>{esc(label(c))}</th>" for c in columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{_cell(row.get(c))}</td>" for c in columns) + "</tr>" for row in rows[:MAX_TABLE_ROWS]
     )
@@ -99,9 +131,18 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
         return esc(", ".join(str(v) for v in value)[:300])
+    if isinstance(value, Mapping) and all(not isinstance(v, (dict, list)) for v in value.values()):
+        return "<br>".join(f"{esc(label(k))}: {esc(_scalar(v))}" for k, v in list(value.items())[:12])
     if isinstance(value, (dict, list)):
         return f"<code>{esc(json.dumps(value, default=str)[:300])}</code>"
-    return esc(str(value)[:300])
+    return esc(_scalar(value)[:300])
+
+
+def _scalar(value: Any) -> str:
+    """A scalar as a reader says it: yes / no for booleans, "-" for nothing."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return "-" if value is None else str(value)
 
 
 def evidence_html(evidence: Any, key: str = "") -> str:
@@ -110,15 +151,13 @@ def evidence_html(evidence: Any, key: str = "") -> str:
         return diff_html(evidence) if evidence else "<p>(no difference)</p>"
     if isinstance(evidence, Mapping):
         if evidence and all(_short_scalar(v) for v in evidence.values()):
-            rows = "".join(
-                f"<tr><th>{esc(k.replace('_', ' '))}</th><td>{_cell(v)}</td></tr>" for k, v in evidence.items()
-            )
+            rows = "".join(f"<tr><th>{esc(label(k))}</th><td>{_cell(v)}</td></tr>" for k, v in evidence.items())
             return f"<table>{rows}</table>"
         parts = []
         for sub_key, value in evidence.items():
             if value in (None, "", [], {}):
                 continue
-            parts.append(f'<div class="gl-key">{esc(sub_key.replace("_", " "))}</div>{evidence_html(value, sub_key)}')
+            parts.append(f'<div class="gl-key">{esc(label(sub_key))}</div>{evidence_html(value, sub_key)}')
         return "".join(parts)
     if isinstance(evidence, list):
         if evidence and all(isinstance(item, Mapping) for item in evidence):

@@ -17,11 +17,13 @@ MAX_MARKDOWN_CHARS = 200_000
 MAX_LINE_CHARS = 300
 # What a note may keep of HTML: text structure, code, tables and plain links. No images
 # (a remote image tells the candidate when a reviewer opened the note), no forms, no
-# classes or ids (they could mimic or clobber the kit's own markup), no styles.
+# classes or ids (they could mimic or clobber the kit's own markup), no styles, and no headings:
+# JupyterLab's table of contents lists headings found in outputs, above the kit's own sections,
+# so a note's headings are shown as bold paragraphs instead (HEADING below).
 ALLOWED_TAGS = frozenset(
     {
         "a", "abbr", "b", "blockquote", "br", "code", "dd", "del", "details", "dl", "dt", "em",
-        "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s",
+        "hr", "i", "kbd", "li", "ol", "p", "pre", "q", "s",
         "samp", "small", "span", "strong", "sub", "summary", "sup", "table", "tbody", "td",
         "tfoot", "th", "thead", "tr", "u", "ul",
     }
@@ -38,6 +40,8 @@ URL_SCHEMES = frozenset({"http", "https", "mailto"})
 LINK_REL = "noopener noreferrer nofollow"
 NOTE_TITLE = "NOTE.md"
 MARKDOWN_PLUGINS = ("strikethrough", "table")
+HEADING = '<p class="gl-note-heading"><strong>{text}</strong></p>'  # the class is dropped by sanitize
+_HEADING_TAG = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 _markdown = mistune.create_markdown(escape=False, plugins=list(MARKDOWN_PLUGINS))
@@ -59,10 +63,16 @@ def markdown_html(text: str) -> str:
 
     Raw HTML in the Markdown goes through the same allowlist as the rendered output, so a
     note can keep a `<details>` block but never a `<script>`, an `onerror=` or a
-    `javascript:` link.
+    `javascript:` link. Headings become bold paragraphs (a heading tag the pattern misses
+    is stripped by the allowlist, its text kept).
     """
     rendered = _markdown(_CONTROL.sub("", text[:MAX_MARKDOWN_CHARS]))
-    return sanitize(rendered if isinstance(rendered, str) else "")
+    return sanitize(demote_headings(rendered if isinstance(rendered, str) else ""))
+
+
+def demote_headings(fragment: str) -> str:
+    """Headings as bold paragraphs, so a candidate's note adds nothing to a notebook's outline."""
+    return _HEADING_TAG.sub(lambda match: HEADING.format(text=match.group(2)), fragment)
 
 
 def sanitize(fragment: str) -> str:
@@ -106,7 +116,7 @@ def note_card(line: LineResult, title: str = "") -> Html:
     other_block = f"<details><summary>evidence</summary>{other}</details>" if other else ""
     note_block = (
         f'<div class="gl-key">{escape(NOTE_TITLE)} (rendered safely)</div>'
-        f'<div style="border:1px solid #d0d7de;padding:4px 10px">{sanitize(str(note))}</div>'
+        f'<div style="border:1px solid #d0d7de;padding:4px 10px">{sanitize(demote_headings(str(note)))}</div>'
         if note
         else ""
     )

@@ -123,7 +123,7 @@ def export(gradebook: Gradebook, path: Path, fmt: Format | None = None) -> Path:
     chosen = fmt or _format_of(path)
     data = export_data(gradebook)
     if chosen == "json":
-        with _atomic(path) as out:
+        with atomic_file(path) as out:
             json.dump(data, out, indent=2, default=str)
             out.write("\n")
         return path
@@ -167,22 +167,23 @@ def _format_of(path: Path) -> Format:
     raise GradebookError(str(path), f"cannot tell the export format from {path.suffix!r}; use .json or .csv")
 
 
-def _cell(value: Any) -> Any:
+def csv_cell(value: Any) -> Any:
+    """A value as a CSV cell: nested values as JSON text, None as empty."""
     if isinstance(value, dict | list):
         return json.dumps(value, default=str)
     return "" if value is None else value
 
 
 def _write_csv(path: Path, columns: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> None:
-    with _atomic(path, newline="") as out:
+    with atomic_file(path, newline="") as out:
         writer = csv.DictWriter(out, fieldnames=list(columns), extrasaction="ignore")
         writer.writeheader()
         for row in rows:
-            writer.writerow({column: _cell(row.get(column)) for column in columns})
+            writer.writerow({column: csv_cell(row.get(column)) for column in columns})
 
 
 @contextmanager
-def _atomic(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
+def atomic_file(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
     """A text file that appears at path only once fully written, so a reader never sees half an export."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

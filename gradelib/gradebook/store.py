@@ -84,6 +84,11 @@ SCHEMA: tuple[str, ...] = (
         created_at TEXT NOT NULL,
         kit_value TEXT)""",
     "CREATE INDEX IF NOT EXISTS scores_by_submission ON scores (submission_id, created_at, id)",
+    # Calibration anchors: submissions the lead asks every reviewer to score first. Additive: a kit
+    # that does not know the table ignores it, so the schema version stays.
+    """CREATE TABLE IF NOT EXISTS anchors (
+        submission_id INTEGER PRIMARY KEY REFERENCES submissions (id),
+        marked_at TEXT NOT NULL)""",
     # Reviewer scores record a hiring decision: the database itself refuses to rewrite or drop one.
     """CREATE TRIGGER IF NOT EXISTS scores_no_update BEFORE UPDATE ON scores
         BEGIN SELECT RAISE(ABORT, 'reviewer scores are append-only'); END""",
@@ -402,6 +407,34 @@ class Gradebook:
         rows = self._read(
             f"SELECT {_SUBMISSION_COLUMNS} FROM submissions WHERE ? IS NULL OR takehome = ?"
             " ORDER BY takehome, blind_number",
+            (takehome, takehome),
+        )
+        return [_submission(row) for row in rows]
+
+    # -- calibration anchors ----------------------------------------------
+
+    def set_anchor(self, takehome: str, name: str, anchored: bool = True) -> bool:
+        """Mark (or unmark) a submission as a calibration anchor; whether anything changed."""
+
+        def work(conn: sqlite3.Connection) -> bool:
+            row = conn.execute(
+                "SELECT id FROM submissions WHERE takehome = ? AND name = ?", (takehome, name)
+            ).fetchone()
+            if row is None:
+                raise GradebookError(str(self.path), f"no {takehome} submission {name!r}")
+            if anchored:
+                sql = "INSERT OR IGNORE INTO anchors (submission_id, marked_at) VALUES (?, ?)"
+                return conn.execute(sql, (row[0], utc_now())).rowcount > 0
+            return conn.execute("DELETE FROM anchors WHERE submission_id = ?", (row[0],)).rowcount > 0
+
+        return self._write(work)
+
+    def anchors(self, takehome: str | None = None) -> list[SubmissionRow]:
+        """The calibration anchors (of one take-home), by take-home then blind number."""
+        columns = ", ".join(f"s.{column}" for column in _SUBMISSION_COLUMNS.split(", "))
+        rows = self._read(
+            f"SELECT {columns} FROM anchors JOIN submissions AS s ON s.id = anchors.submission_id"
+            " WHERE ? IS NULL OR s.takehome = ? ORDER BY s.takehome, s.blind_number",
             (takehome, takehome),
         )
         return [_submission(row) for row in rows]

@@ -1,4 +1,4 @@
-"""What a reviewer still has to score, in a stable random order of their own."""
+"""What a reviewer still has to score: calibration anchors first, then a stable random order of their own."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass
 
 from gradelib.gradebook import Gradebook
-from gradelib.review.panel import review_lines
 from gradelib.review.rubric import default_rubric
+from gradelib.review.scoring import review_lines
 
 
 @dataclass(frozen=True)
@@ -18,6 +18,7 @@ class Pending:
     label: str  # "Submission #N", or the name when revealed
     lines: tuple[str, ...]
     notebook: str | None
+    anchor: bool = False  # a calibration anchor: everyone scores it, first
 
 
 def _order_key(reviewer: str, takehome: str, name: str) -> str:
@@ -26,8 +27,9 @@ def _order_key(reviewer: str, takehome: str, name: str) -> str:
 
 
 def queue(book: Gradebook, reviewer: str, *, takehome: str | None = None, reveal: bool = False) -> list[Pending]:
-    """Submissions whose human lines this reviewer has not scored yet."""
-    found: list[tuple[str, Pending]] = []
+    """Submissions whose human lines this reviewer has not scored yet; the lead's anchors come first."""
+    found: list[tuple[bool, str, Pending]] = []
+    anchors = {row.id for row in book.anchors(takehome)}
     for row in book.submissions(takehome):
         run = book.latest_run(row.takehome, row.name, graded_only=True)
         if run is None:
@@ -38,7 +40,7 @@ def queue(book: Gradebook, reviewer: str, *, takehome: str | None = None, reveal
         todo = tuple(line for line in human if line not in scored)
         if todo:
             label = row.name if reveal else row.blind_label
-            found.append(
-                (_order_key(reviewer, row.takehome, row.name), Pending(row.takehome, label, todo, run.notebook))
-            )
-    return [pending for _, pending in sorted(found)]
+            anchor = row.id in anchors
+            pending = Pending(row.takehome, label, todo, run.notebook, anchor)
+            found.append((not anchor, _order_key(reviewer, row.takehome, row.name), pending))
+    return [pending for _, _, pending in sorted(found, key=lambda item: item[:2])]

@@ -1,0 +1,199 @@
+"""Executed report notebooks on disk: as a reviewer finds them, their HTML without code, fresh score tables.
+
+- After the batch's run, the parameters only the batch may use (`save`, `rerun`) are set
+  back in the executed notebook, so a reviewer's Run All shows the stored results and
+  never overwrites them; its kernelspec is the installed one, so it opens unmodified.
+- The HTML copy a hiring manager reads has no code inputs, prompts or parameter cells
+  (the notebook keeps them).
+- The score table stored in each report (the cell tagged `score-table`) can be taken again
+  from the gradebook (`gradelib tables`, and `gradelib summary`), and says when it was taken.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BATCH_ONLY: Mapping[str, Any] = {"save": False, "rerun": False}  # what a reviewer's session starts with
+INJECTED_TAG = "injected-parameters"  # papermill's tag on the cell it adds
+PARAMETERS_TAG = "parameters"
+SCORE_TABLE_TAG = "score-table"
+HIDDEN_IN_HTML = frozenset({PARAMETERS_TAG, INJECTED_TAG})
+RESET_COMMENT = "  # the batch ran with {value!r}; a reviewer's session starts here"
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _write(notebook: Any, path: Path) -> None:
+    import nbformat
+
+    _atomic_write(path, nbformat.writes(notebook))
+
+
+def prepare_for_reviewers(path: Path, values: Mapping[str, Any] = BATCH_ONLY) -> bool:
+    """Make the executed notebook open as a reviewer should find it; whether anything changed.
+
+    `values` are set in its injected-parameters cell (the batch-only ones), and its
+    kernelspec becomes the installed kernel's own, so JupyterLab does not mark the
+    notebook changed the moment its kernel starts.
+    """
+    import nbformat
+
+    if not path.is_file():
+        return False
+    notebook = nbformat.read(path, as_version=4)
+    changed = _reset(notebook, values)
+    spec = _kernelspec(str(notebook.metadata.get("kernelspec", {}).get("name") or ""))
+    if spec and notebook.metadata.get("kernelspec") != spec:
+        notebook.metadata["kernelspec"] = spec
+        changed = True
+    if changed:
+        _write(notebook, path)
+    return changed
+
+
+def _reset(notebook: Any, values: Mapping[str, Any]) -> bool:
+    changed = False
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or INJECTED_TAG not in cell.metadata.get("tags", []):
+            continue
+        lines = cell.source.splitlines()
+        for number, line in enumerate(lines):
+            match = re.match(r"^([A-Za-z_]\w*) = (.*)$", line)
+            if match and match.group(1) in values:
+                key, was = match.group(1), _literal(match.group(2))
+                if was != values[key]:
+                    lines[number] = f"{key} = {values[key]!r}" + RESET_COMMENT.format(value=was)
+                    changed = True
+        cell.source = "\n".join(lines)
+    return changed
+
+
+def _kernelspec(name: str) -> dict[str, str] | None:
+    """The installed kernel's spec as JupyterLab writes it into a notebook; None when not installed."""
+    if not name:
+        return None
+    try:
+        from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+        spec = KernelSpecManager().get_kernel_spec(name)
+    except (ImportError, NoSuchKernel, OSError):
+        return None
+    return {"display_name": spec.display_name, "language": spec.language, "name": name}
+
+
+def _literal(text: str) -> Any:
+    try:
+        import ast
+
+        return ast.literal_eval(text.split("  #")[0].strip())
+    except (ValueError, SyntaxError):
+        return text
+
+
+def export_html(notebook: Path) -> Path | None:
+    """An HTML copy beside the notebook, readable without Jupyter: outputs and prose, no code or parameters."""
+    import nbformat
+    from nbconvert import HTMLExporter
+    from nbconvert.preprocessors import TagRemovePreprocessor
+    from traitlets.config import Config
+
+    if not notebook.exists():
+        return None
+    config = Config()
+    config.TemplateExporter.exclude_input = True
+    config.TemplateExporter.exclude_input_prompt = True
+    config.TemplateExporter.exclude_output_prompt = True
+    exporter = HTMLExporter(config=config)
+    exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags=set(HIDDEN_IN_HTML)), enabled=True)
+    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    target = notebook.with_suffix(".html")
+    _atomic_write(target, body)
+    return target
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What `refresh_score_tables` did."""
+
+    notebooks: tuple[Path, ...]  # notebooks whose score table was taken again (and their HTML re-exported)
+    missing: tuple[str, ...] = ()  # submissions whose report notebook is not where the gradebook says
+
+
+def set_score_table(path: Path, html: str, text: str) -> bool:
+    """Replace the outputs of the notebook's score-table cell with a static table; whether the cell was found."""
+    import nbformat
+
+    notebook = nbformat.read(path, as_version=4)
+    cells = [c for c in notebook.cells if c.cell_type == "code" and SCORE_TABLE_TAG in c.metadata.get("tags", [])]
+    if not cells:
+        return False
+    output = nbformat.v4.new_output("display_data", data={"text/html": html, "text/plain": text})
+    for cell in cells:
+        cell.outputs = [output]
+    _write(notebook, path)
+    return True
+
+
+def refresh_score_tables(
+    gradebook: Path, reports_dir: Path | None = None, *, reveal: bool = False, takehome: str | None = None
+) -> Refreshed:
+    """Take every report's score table again from the gradebook and re-export its HTML.
+
+    Blind unless `reveal`: the stored table says who scored which line and when, not the
+    values (the cohort summary shows those). Reports are found where their run recorded
+    them, else under `reports_dir/<takehome>/`.
+    """
+    from gradelib.gradebook import Gradebook
+
+    done: list[Path] = []
+    missing: list[str] = []
+    with Gradebook(gradebook) as book:
+        for row in book.submissions(takehome):
+            run = book.latest_run(row.takehome, row.name, graded_only=True)
+            if run is None or not run.notebook:
+                continue
+            path = _locate(Path(run.notebook), row.takehome, reports_dir or gradebook.parent)
+            if path is None:
+                missing.append(f"{row.takehome}/{row.blind_label}")
+            elif refresh_report(path, book, row.takehome, row.name, reveal=reveal):
+                done.append(path)
+    return Refreshed(tuple(done), tuple(missing))
+
+
+def refresh_report(path: Path, book: Any, takehome: str, name: str, *, reveal: bool = False) -> bool:
+    """Take one report's score table from the open gradebook `book` and re-export its HTML; whether it had one."""
+    from gradelib.errors import RubricError, UnknownTakehome
+    from gradelib.review.rubric import default_rubric
+    from gradelib.review.scoretable import stored_table
+
+    try:
+        rubric = default_rubric(takehome)
+    except (UnknownTakehome, RubricError):
+        return False
+    table = stored_table(book, takehome, name, rubric, reveal=reveal)
+    if not set_score_table(path, table.body, table.text):
+        return False
+    export_html(path)
+    return True
+
+
+def _locate(stored: Path, takehome: str, reports_dir: Path) -> Path | None:
+    for candidate in (stored, reports_dir / takehome / stored.name):
+        if candidate.is_file():
+            return candidate
+    return None

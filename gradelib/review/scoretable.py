@@ -1,0 +1,167 @@
+"""The read-only table of reviewer scores on one submission: blind to colleagues' values until you have scored.
+
+Blindness between reviewers: a viewer sees another reviewer's value and comment on a
+line only once they have saved their own score for that line, or when the lead reveals
+(`reveal`, or `GRADELIB_REVEAL` set). Without a viewer (the table stored in a report)
+nobody's values are shown unless revealed: the table says who scored which line and
+when, and the cohort summary is where every value is shown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from gradelib.display.render import STYLE, Html, badge, esc
+from gradelib.display.safetext import plain
+from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
+from gradelib.review.rubric import Rubric
+from gradelib.review.scoring import ReviewLine, review_lines
+
+ENV_REVEAL = "GRADELIB_REVEAL"  # the lead's setting: show every reviewer's scores (and candidates' names)
+FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+NOT_IN_GRADEBOOK = "Submission (not in the gradebook)"
+NEEDS_YOU = "needs you"
+NO_CHOICE = "-"
+NO_SCORES = "No reviewer scores saved yet."
+HIDDEN_FOR_VIEWER = "scored; hidden until you save yours for this line"
+HIDDEN_STATIC = "scored; value hidden (blind review)"
+TAKEN = "Score table taken {when} from the gradebook; <code>gradelib tables</code> refreshes it."
+TAKEN_TEXT = "score table taken {when}"
+NEEDS_YOU_COLOUR = "#8250df"
+HIDDEN_COLOUR = "#57606a"
+SCORE_TABLE_CLASS = "gl-score-table"  # marks the table in a report, so tests and refreshes find it
+
+
+def is_revealed(reveal: bool | None = None) -> bool:
+    """The explicit choice, else whether `GRADELIB_REVEAL` is set to something true."""
+    if reveal is not None:
+        return reveal
+    return os.environ.get(ENV_REVEAL, "").strip().lower() not in FALSE_WORDS
+
+
+def visible(
+    viewer: str | None, line_id: str, reviewer: str, scores: Mapping[tuple[str, str], Any], reveal: bool
+) -> bool:
+    """Whether `viewer` may see `reviewer`'s value and comment on a line."""
+    if reveal:
+        return True
+    who = (viewer or "").strip()
+    return bool(who) and (reviewer == who or (line_id, who) in scores)
+
+
+def shown_name(gradebook: Gradebook, takehome: str, name: str, reveal: bool) -> str:
+    """How a submission is named to a reviewer: its blind label, or the name when revealed."""
+    if reveal:
+        return name
+    row = gradebook.submission(takehome, name)
+    return str(row.blind_label) if row is not None else NOT_IN_GRADEBOOK
+
+
+def current_table(
+    gradebook: Gradebook,
+    takehome: str,
+    name: str,
+    rubric: Rubric,
+    *,
+    reveal: bool = False,
+    lines: Sequence[Any] | None = None,
+    viewer: str | None = None,
+    taken: str | None = None,
+) -> Html:
+    """Read-only table of the kit's suggestion and each reviewer's current score, blind as described above.
+
+    The submission is named by its blind label ("Submission #3") unless `reveal`. `lines`
+    are the kit's results when the caller has fresher ones than the gradebook. `taken`
+    (an ISO time) adds when the table was taken, for a table stored in a report.
+    """
+    review = review_lines(rubric, lines if lines is not None else gradebook.latest_lines(takehome, name))
+    scores = gradebook.current_scores(takehome, name)
+    shown = shown_name(gradebook, takehome, name, reveal)
+    return score_table(takehome, shown, review, scores, viewer=viewer, reveal=reveal, taken=taken)
+
+
+def stored_table(gradebook: Gradebook, takehome: str, name: str, rubric: Rubric, *, reveal: bool = False) -> Html:
+    """The table as a report stores it: no viewer, taken now."""
+    return current_table(gradebook, takehome, name, rubric, reveal=reveal, taken=utc_now())
+
+
+def score_table(
+    takehome: str,
+    shown: str,
+    review: Sequence[ReviewLine],
+    scores: Mapping[tuple[str, str], ScoreEntry],
+    *,
+    viewer: str | None = None,
+    reveal: bool = False,
+    taken: str | None = None,
+) -> Html:
+    """The table itself, from the review lines and current scores."""
+    reviewers = sorted({reviewer for _, reviewer in scores})
+    known = {line.line_id for line in review}
+    extra = sorted({line_id for line_id, _ in scores if line_id not in known})  # lines the rubric no longer has
+    head = "".join(f"<th>{esc(plain(reviewer, 80))}</th>" for reviewer in reviewers)
+    hidden = HIDDEN_FOR_VIEWER if (viewer or "").strip() else HIDDEN_STATIC
+    rows, text = [], [f"{takehome}: {shown}: reviewer scores"]
+
+    def cell(line_id: str, reviewer: str, kit_value: str | None) -> str:
+        entry = scores.get((line_id, reviewer))
+        if entry is None:
+            return ""
+        if not visible(viewer, line_id, reviewer, scores, reveal):
+            return f'<i style="color:{HIDDEN_COLOUR}">{esc(hidden)}</i><br><small>{esc(when(entry.created_at))}</small>'
+        return _score_cell(entry, kit_value)
+
+    for line in review:
+        cells = "".join(f"<td>{cell(line.line_id, r, line.kit_value)}</td>" for r in reviewers)
+        waiting = line.needs_human and not any((line.line_id, r) in scores for r in reviewers)
+        marker = f' <span style="color:{NEEDS_YOU_COLOUR}"><b>{esc(NEEDS_YOU)}</b></span>' if waiting else ""
+        rows.append(f"<tr><td>{esc(line.title)}{marker}</td><td>{_kit_cell(line)}</td>{cells}</tr>")
+        saved = ", ".join(
+            f"{plain(r, 80)}={plain(scores[(line.line_id, r)].value, 40)}"
+            if visible(viewer, line.line_id, r, scores, reveal)
+            else f"{plain(r, 80)} scored"
+            for r in reviewers
+            if (line.line_id, r) in scores
+        )
+        text.append(f"  {line.title}: kit {line.kit_value or NO_CHOICE} ({line.kit_outcome}); {saved or NEEDS_YOU}")
+    for line_id in extra:
+        cells = "".join(f"<td>{cell(line_id, r, None)}</td>" for r in reviewers)
+        rows.append(f"<tr><td>{esc(plain(line_id, 80))}</td><td>(not in this rubric)</td>{cells}</tr>")
+    empty = f"<p>{esc(NO_SCORES)}</p>" if not scores else ""
+    stamp = f"<p><small>{TAKEN.format(when=esc(when(taken)))}</small></p>" if taken else ""
+    if taken:
+        text.insert(1, f"  ({TAKEN_TEXT.format(when=when(taken))})")
+    body = (
+        f'{STYLE}<div class="gl-card {SCORE_TABLE_CLASS}"><b>{esc(takehome)}: {esc(plain(shown, 120))}</b>,'
+        f" reviewer scores{empty}<table><tr><th>line</th><th>kit suggests</th>{head}</tr>{''.join(rows)}</table>"
+        f"{stamp}</div>"
+    )
+    return Html(body, "\n".join(text))
+
+
+def _kit_cell(line: ReviewLine) -> str:
+    value = f" <b>{esc(line.kit_value)}</b>" if line.kit_value is not None else f" {NO_CHOICE}"
+    message = f"<br><small>{esc(plain(line.kit_message))}</small>" if line.kit_message else ""
+    return f"{badge(line.kit_outcome)}{value}{message}"
+
+
+def _score_cell(entry: ScoreEntry, kit_value: str | None) -> str:
+    value = str(entry.value)
+    override = " (overrides the kit)" if kit_value is not None and value != kit_value else ""
+    comment = str(entry.comment or "")
+    said = f'<div style="white-space:pre-wrap">{esc(plain(comment, 2000))}</div>' if comment else ""
+    return f"<b>{esc(plain(value, 40))}</b>{esc(override)}{said}<small>{esc(when(entry.created_at))}</small>"
+
+
+def when(created_at: Any) -> str:
+    """A stored ISO 8601 time as 'YYYY-MM-DD HH:MM', in UTC when it has a zone."""
+    try:
+        moment = datetime.fromisoformat(str(created_at))
+    except ValueError:
+        return plain(created_at, 40)
+    if moment.utcoffset() is None:
+        return moment.strftime("%Y-%m-%d %H:%M")
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

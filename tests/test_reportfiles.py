@@ -1,0 +1,176 @@
+"""Executed reports on disk: opened by a reviewer, saved by JupyterLab, exported for a hiring manager, refreshed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+
+from gradelib.display.safetext import markdown_html
+from gradelib.gradebook import Gradebook
+from gradelib.notebook import NotebookGrading, open_grading, report_from_dict, views_path
+from gradelib.result import LineResult, Report
+from gradelib.review import labhooks, reportfiles
+from gradelib.review.panel import PANEL_OUTPUT_METADATA
+
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def _notebook(path: Path) -> Path:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    params = nbformat.v4.new_code_cell("submission = None\nsave = False\nrerun = False")
+    params.metadata["tags"] = ["parameters"]
+    injected = nbformat.v4.new_code_cell(
+        '# Parameters\nsubmission = "/abs/machine/path/submission"\nrerun = True\nsave = True\n'
+    )
+    injected.metadata["tags"] = ["injected-parameters"]
+    shown = nbformat.v4.new_code_cell("grading.show('identical')")
+    shown.outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<b>the evidence</b>"})]
+    table = nbformat.v4.new_code_cell("panel_for(gradebook, 'replay', name)")
+    table.metadata["tags"] = ["score-table"]
+    table.outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<p>old table</p>"})]
+    nb.cells = [nbformat.v4.new_markdown_cell("# Report"), params, injected, shown, table]
+    nbformat.write(nb, path)
+    return path
+
+
+def test_prepare_for_reviewers_resets_batch_only_parameters_and_the_kernelspec(tmp_path: Path) -> None:
+    path = _notebook(tmp_path / "submission-01.ipynb")
+    assert reportfiles.prepare_for_reviewers(path)
+    nb = nbformat.read(path, as_version=4)
+    injected = nb.cells[2].source
+    assert "rerun = False  # the batch ran with True" in injected and "save = False" in injected
+    assert 'submission = "/abs/machine/path/submission"' in injected  # other parameters stay
+    assert nb.cells[1].source == "submission = None\nsave = False\nrerun = False"  # only the injected cell
+    assert nb.metadata["kernelspec"]["display_name"] != "Python 3"  # the installed kernel's own name
+    assert not reportfiles.prepare_for_reviewers(path)  # a second time changes nothing
+
+
+def test_html_has_outputs_and_prose_but_no_code_or_parameters(tmp_path: Path) -> None:
+    html = reportfiles.export_html(_notebook(tmp_path / "r.ipynb"))
+    assert html is not None
+    text = html.read_text()
+    assert "the evidence" in text and "Report" in text
+    for code in ("grading.show", "/abs/machine/path", "panel_for", "submission = None", "In&nbsp;["):
+        assert code not in text, code
+
+
+def test_set_score_table_replaces_only_the_tagged_cell(tmp_path: Path) -> None:
+    path = _notebook(tmp_path / "r.ipynb")
+    assert reportfiles.set_score_table(path, "<p>new table</p>", "new")
+    nb = nbformat.read(path, as_version=4)
+    assert nb.cells[4].outputs[0]["data"]["text/html"] == "<p>new table</p>"
+    assert nb.cells[3].outputs[0]["data"]["text/html"] == "<b>the evidence</b>"
+
+
+def test_refresh_score_tables_takes_them_from_the_gradebook(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    (reports / "replay").mkdir(parents=True)
+    path = _notebook(reports / "replay" / "submission-01.ipynb")
+    book_path = reports / "gradebook.sqlite"
+    with Gradebook(book_path) as book:
+        row = book.upsert_submission("replay", "alice", "d", "o")
+        run = book.start_run(row.id, "t", "d")
+        lines = [LineResult("record", "needs_review", "fixtures look edited", max_points=20.0)]
+        book.finish_run(run, "graded", report=Report("replay", "alice", tuple(lines)).to_dict(), notebook=str(path))
+        book.add_score("replay", "alice", "record", "ana", "10", "one cassette edited")
+        book.add_score("replay", "alice", "record", "ben", "20", "all honest")
+    done = reportfiles.refresh_score_tables(book_path, reports)
+    assert done.notebooks == (path,) and done.missing == ()
+    html = nbformat.read(path, as_version=4).cells[4].outputs[0]["data"]["text/html"]
+    assert "Score table taken" in html and "ana" in html and "ben" in html
+    assert "one cassette edited" not in html and "alice" not in html  # blind: who scored, not what
+    assert (
+        "one cassette edited"
+        in reportfiles.refresh_score_tables(book_path, reports, reveal=True).notebooks[0].read_text()
+    )
+    assert "Score table taken" in path.with_suffix(".html").read_text()
+
+
+def _cell_with(output: dict[str, Any]) -> dict[str, Any]:
+    return {"cell_type": "code", "source": "", "metadata": {}, "outputs": [output]}
+
+
+def test_save_hook_strips_only_live_scoring_panels() -> None:
+    panel = {"output_type": "display_data", "metadata": dict(PANEL_OUTPUT_METADATA),
+             "data": {WIDGET: {"model_id": "abc"}, "text/html": "<p>static</p>", "text/plain": "panel"}}  # fmt: skip
+    other = {"output_type": "display_data", "metadata": {}, "data": {WIDGET: {"model_id": "x"}, "text/plain": "w"}}
+    model = {"type": "notebook", "content": {"cells": [_cell_with(panel), _cell_with(other)],
+                                             "metadata": {"widgets": {"state": "bo's view"}}}}  # fmt: skip
+    labhooks.pre_save(model=model, path="r.ipynb", contents_manager=None)
+    cells = model["content"]["cells"]
+    assert WIDGET not in cells[0]["outputs"][0]["data"] and cells[0]["outputs"][0]["data"]["text/html"]
+    assert WIDGET in cells[1]["outputs"][0]["data"]  # not the kit's: untouched
+    assert "widgets" not in model["content"]["metadata"]
+    labhooks.pre_save(model={"type": "file", "content": "text"})  # anything else is left alone
+
+
+def test_the_save_hook_is_configured_for_this_environment() -> None:
+    config = json.loads((Path(__file__).parent.parent / "jupyter-config" / "gradelib.json").read_text())
+    assert config["ServerApp"]["jpserver_extensions"] == {"gradelib.review.labhooks": True}
+    assert labhooks._jupyter_server_extension_points() == [{"module": "gradelib.review.labhooks"}]
+
+
+def test_candidate_headings_do_not_reach_the_outline() -> None:
+    html = markdown_html("# I am the kit now\n\n## Grade: strong\n\n<h1 onclick='x'>raw</h1>\n\ntext")
+    assert "<h1" not in html and "<h2" not in html
+    assert "<strong>I am the kit now</strong>" in html and "raw" in html and "onclick" not in html
+
+
+# -- the notebook's grading: stored results, nothing run, nothing written ----------------------------------------
+
+
+def _stored(tmp_path: Path) -> Path:
+    report = Report("payments", "Submission #1", (
+        LineResult("found_defect", "needs_review", "no tests", {"tests": None}),
+        LineResult("key_scope", "pass", "persisted", {"counts": {"requests": 2, "distinct_keys": 1}},
+                   points=2.0, max_points=2.0, tier="strong"),
+        LineResult("evidence", "needs_review", "reviewer reads NOTE.md", {"note_html": "<h1>Notes</h1><p>ran it</p>"}),
+    ), {"key_scope": "persisted"}, {"declared": []})  # fmt: skip
+    path = tmp_path / "submission-01.json"
+    path.write_text(report.to_json())
+    views_path(path).write_text(json.dumps({"attempts": {"transient": [{"time": 0.0, "status": 503}]}}))
+    return path
+
+
+def test_stored_results_open_nothing_and_write_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = _stored(tmp_path)
+    before = result.read_text()
+    monkeypatch.setattr(NotebookGrading, "_open", lambda self: pytest.fail("the candidate's code must not run"))
+    grading = open_grading("payments", tmp_path / "gone", name="Submission #1", result_path=result)
+    assert grading.mode == "stored" and "stored results" in grading.header().body
+    assert "persisted" in grading.show("key_scope").body
+    card = grading.show("evidence").body
+    assert "ran it" in card and "<h1" not in card
+    assert grading.attempts() == {"transient": [{"time": 0.0, "status": 503}]}
+    assert grading.report().total == 2.0 and "Key scope" in grading.show_report().body
+    assert "Key scope" in grading.tier_table().body
+    grading.close()
+    assert result.read_text() == before
+
+
+def test_rerun_asks_for_the_checks_and_save_is_what_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    result = _stored(tmp_path)
+    fresh = report_from_dict(json.loads(result.read_text()))
+
+    class Fake:
+        def report(self) -> Report:
+            return fresh
+
+        def attempts(self) -> dict[str, Any]:
+            return {"slow": []}
+
+    monkeypatch.setattr(NotebookGrading, "_open", lambda self: Fake())
+    result.unlink()
+    grading = open_grading("payments", tmp_path / "sub", result_path=result, rerun=True)
+    assert grading.mode == "live"
+    grading.report()
+    assert not result.exists()  # a reviewer's run writes nothing
+    grading = open_grading("payments", tmp_path / "sub", result_path=result, rerun=True, save=True)
+    grading.report()
+    assert json.loads(result.read_text())["lines"][1]["tier"] == "strong"
+    assert json.loads(views_path(result).read_text()) == {"attempts": {"slow": []}}
