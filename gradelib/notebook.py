@@ -64,7 +64,7 @@ class NotebookGrading:
         self._grading: Any = None
         self._unpacked: Path | None = None
         self._report: Report | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[Any, Any] | None = None
 
     @property
     def mode(self) -> str:

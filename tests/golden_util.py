@@ -32,6 +32,4 @@ def assert_golden(name: str, text: str) -> None:
             "actual",
         )
     )
-    raise AssertionError(
-        f"output differs from tests/golden/{name} (set {UPDATE_ENV}=1 to accept it):\n{diff}"
-    )
+    raise AssertionError(f"output differs from tests/golden/{name} (set {UPDATE_ENV}=1 to accept it):\n{diff}")

@@ -51,16 +51,8 @@ SCENARIOS = [
     ("identical", dump(rows()), dump(rows()), "none", "byte-for-byte identical"),
     (
         "timestamp-per-row",
-        dump(
-            rows(
-                created_at=["2024-05-01T12:03:04Z", "2024-05-01T12:03:05Z", "2024-05-01T12:03:06Z"]
-            )
-        ),
-        dump(
-            rows(
-                created_at=["2024-05-01T12:07:14Z", "2024-05-01T12:07:15Z", "2024-05-01T12:07:16Z"]
-            )
-        ),
+        dump(rows(created_at=["2024-05-01T12:03:04Z", "2024-05-01T12:03:05Z", "2024-05-01T12:03:06Z"])),
+        dump(rows(created_at=["2024-05-01T12:07:14Z", "2024-05-01T12:07:15Z", "2024-05-01T12:07:16Z"])),
         "timestamp",
         "3 values differ in 'created_at', which holds timestamps",
     ),
@@ -410,9 +402,7 @@ TEXT_CASES = [
 @pytest.mark.parametrize(
     ("a", "b", "expected"), [case[1:] for case in TEXT_CASES], ids=[case[0] for case in TEXT_CASES]
 )
-def test_unified_diff_shows_line_endings_and_bad_bytes(
-    a: bytes, b: bytes, expected: list[str]
-) -> None:
+def test_unified_diff_shows_line_endings_and_bad_bytes(a: bytes, b: bytes, expected: list[str]) -> None:
     lines = unified_diff(a, b).splitlines()
     for line in expected:
         assert line in lines

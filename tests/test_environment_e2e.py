@@ -15,6 +15,7 @@ import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from conftest import write_tree
@@ -60,9 +61,9 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> InstallSettings:
 
 
 class _Detector(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
+    hits: ClassVar[list[str]] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         type(self).hits.append(self.path)
         self.send_response(404)
         self.end_headers()
@@ -167,7 +168,7 @@ def test_the_environment_is_read_only_for_the_candidate(tmp_path: Path, settings
     env = prepare(root, settings)
     assert env.python is not None
     target = env.python.venv / "bin" / "planted"
-    code, output = _run(env, root, ["bash", "-c", f"echo x > {target}; python -c 'import six; six.planted=1'"])
+    _code, output = _run(env, root, ["bash", "-c", f"echo x > {target}; python -c 'import six; six.planted=1'"])
     assert not target.exists()
     assert "Read-only file system" in output or "Permission denied" in output
 

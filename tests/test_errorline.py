@@ -196,6 +196,7 @@ def test_last_word_without_a_crash_is_everything() -> None:
     text = "warming up\n" + CLEAN
     assert last_word(text) == text
 
+
 UNCAUGHT = """\
 file:///tmp/gradelib-x1/03-transient/submission/checkout.mjs:3
   throw new Error("boom while importing");

@@ -31,6 +31,7 @@ def test_mask(text: str, placeholders: dict[str, str], expected: str) -> None:
 def test_regex_characters_in_paths_are_literal() -> None:
     assert mask("/tmp/a.b+c/x /tmp/aXb+c/x", {"/tmp/a.b+c": "<p>"}) == "<p>/x /tmp/aXb+c/x"
 
+
 def test_mask_replaces_every_occurrence_longest_first() -> None:
     places = {"/tmp/gradelib-ab12": "<workspace>", "/tmp/gradelib-ab12/03-transient/submission": "<submission>"}
     text = "file:///tmp/gradelib-ab12/03-transient/submission/checkout.mjs:3 and /tmp/gradelib-ab12/kit/driver.mjs"

@@ -37,9 +37,7 @@ def _base(sock: socket.socket) -> str:
     return f"http://{host}:{port}"
 
 
-def _request(
-    url: str, payload: Any = None, *, raw: bytes | None = None, method: str = "POST"
-) -> tuple[int, Any]:
+def _request(url: str, payload: Any = None, *, raw: bytes | None = None, method: str = "POST") -> tuple[int, Any]:
     data = raw if raw is not None else None if payload is None else json.dumps(payload).encode()
     request = urllib.request.Request(url, data=data, method=method)
     request.add_header("Content-Type", "application/json")
@@ -275,8 +273,6 @@ def test_load_tickets_errors(tmp_path: Path, text: str | None, reason: str) -> N
         load_tickets(path)
 
 
-def test_main_rejects_a_bad_tickets_file(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_main_rejects_a_bad_tickets_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--port", "0", "--tickets", str(tmp_path / "nope.json")]) == 2
     assert "tickets file not found" in capsys.readouterr().err

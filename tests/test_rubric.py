@@ -102,13 +102,9 @@ def test_tiers_rubric_shape(tmp_path: Path) -> None:
         pytest.param(POINTS_HEADER + "lines = 3\n", "no [[lines]]", id="lines-not-array"),
         pytest.param(POINTS_HEADER + "colour = 1\n" + _line(), "unknown top-level", id="top-key"),
         pytest.param(POINTS_HEADER + "lines = [1]\n", "not a table", id="line-not-table"),
-        pytest.param(
-            POINTS_HEADER + '[[lines]]\ntitle = "T"\nweight = 1\n', "needs an 'id'", id="no-id"
-        ),
+        pytest.param(POINTS_HEADER + '[[lines]]\ntitle = "T"\nweight = 1\n', "needs an 'id'", id="no-id"),
         pytest.param(POINTS_HEADER + _line(line_id="Bad Id"), "needs an 'id'", id="bad-id"),
-        pytest.param(
-            POINTS_HEADER + '[[lines]]\nid = "a"\ntitle = "T"\n', "needs a 'weight'", id="no-weight"
-        ),
+        pytest.param(POINTS_HEADER + '[[lines]]\nid = "a"\ntitle = "T"\n', "needs a 'weight'", id="no-weight"),
         pytest.param(POINTS_HEADER + _line(weight='"30"'), "must be a number", id="weight-text"),
         pytest.param(POINTS_HEADER + _line(weight="true"), "must be a number", id="weight-bool"),
         pytest.param(POINTS_HEADER + _line(weight="nan"), "must be finite", id="weight-nan"),
@@ -116,12 +112,8 @@ def test_tiers_rubric_shape(tmp_path: Path) -> None:
         pytest.param(POINTS_HEADER + _line(title=" "), "needs a 'title'", id="blank-title"),
         pytest.param(POINTS_HEADER + _line() + "wieght = 3\n", "unknown key", id="typo-key"),
         pytest.param(POINTS_HEADER + _line() + _line(), "duplicate line id", id="duplicate-id"),
-        pytest.param(
-            POINTS_HEADER + _line() + 'tiers = ["weak"]\n', "belong in a tiers", id="tiers-in-pts"
-        ),
-        pytest.param(
-            'takehome = "replay"\nkind = "tiers"\n' + _line(), "needs 'tiers'", id="no-tiers"
-        ),
+        pytest.param(POINTS_HEADER + _line() + 'tiers = ["weak"]\n', "belong in a tiers", id="tiers-in-pts"),
+        pytest.param('takehome = "replay"\nkind = "tiers"\n' + _line(), "needs 'tiers'", id="no-tiers"),
         pytest.param(
             TIERS_RUBRIC.replace('"acceptable", "strong"]\npoints', '"great"]\npoints', 1),
             "needs 'tiers'",
@@ -132,9 +124,7 @@ def test_tiers_rubric_shape(tmp_path: Path) -> None:
             "for each tier",
             id="points-missing-tier",
         ),
-        pytest.param(
-            TIERS_RUBRIC.replace("weak = 0,", "weak = -1,", 1), "negative", id="negative-points"
-        ),
+        pytest.param(TIERS_RUBRIC.replace("weak = 0,", "weak = -1,", 1), "negative", id="negative-points"),
     ],
 )
 def test_rubric_errors(tmp_path: Path, text: str | bytes | None, reason: str) -> None:

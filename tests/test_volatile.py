@@ -154,9 +154,7 @@ VALUE_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("value", "kind"), [case[1:] for case in VALUE_CASES], ids=[case[0] for case in VALUE_CASES]
-)
+@pytest.mark.parametrize(("value", "kind"), [case[1:] for case in VALUE_CASES], ids=[case[0] for case in VALUE_CASES])
 def test_classify_value_finds_volatile_values(value: object, kind: str) -> None:
     assert classify_value(value) == kind
 
@@ -192,9 +190,7 @@ PLAIN_VALUES = [
 ]
 
 
-@pytest.mark.parametrize(
-    "value", [case[1] for case in PLAIN_VALUES], ids=[case[0] for case in PLAIN_VALUES]
-)
+@pytest.mark.parametrize("value", [case[1] for case in PLAIN_VALUES], ids=[case[0] for case in PLAIN_VALUES])
 def test_classify_value_leaves_plain_values_alone(value: object) -> None:
     assert classify_value(value) is None
 
@@ -285,12 +281,8 @@ SCAN_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("doc", "expected"), [case[1:] for case in SCAN_CASES], ids=[case[0] for case in SCAN_CASES]
-)
-def test_scan_reports_path_key_value_and_kind(
-    doc: object, expected: list[tuple[str, str | None, str, str]]
-) -> None:
+@pytest.mark.parametrize(("doc", "expected"), [case[1:] for case in SCAN_CASES], ids=[case[0] for case in SCAN_CASES])
+def test_scan_reports_path_key_value_and_kind(doc: object, expected: list[tuple[str, str | None, str, str]]) -> None:
     found = [(f.path, f.key, f.value, f.kind) for f in scan(doc)]
     assert found == expected
 
@@ -327,9 +319,7 @@ KNOWN_TEXT_CASES = [
     [case[1:] for case in KNOWN_TEXT_CASES],
     ids=[case[0] for case in KNOWN_TEXT_CASES],
 )
-def test_scan_ignores_values_quoted_from_known_text(
-    justification: str, reported: list[str]
-) -> None:
+def test_scan_ignores_values_quoted_from_known_text(justification: str, reported: list[str]) -> None:
     tickets = ["I was charged twice on 2024-04-30 at 09:15:00. Please refund."]
     doc = [{"id": "T-001", "label": "billing", "justification": justification}]
     assert [f.value for f in scan(doc, known_text=tickets)] == reported
@@ -357,9 +347,7 @@ PATH_CASES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("steps", "path"), [case[1:] for case in PATH_CASES], ids=[case[0] for case in PATH_CASES]
-)
+@pytest.mark.parametrize(("steps", "path"), [case[1:] for case in PATH_CASES], ids=[case[0] for case in PATH_CASES])
 def test_join_path_and_split_path_round_trip(steps: list[str | int], path: str) -> None:
     built = "$"
     for step in steps:

@@ -54,7 +54,8 @@ class _Job:
 
 def _parcel(book: Gradebook, staged: staging.Staged, row: SubmissionRow, label: str, paths: _Paths) -> Parcel:
     """What a worker gets for one submission: its bytes, a gradebook excerpt, the driver's settings."""
-    assert staged.path is not None
+    if staged.path is None:
+        raise ValueError(f"{staged.name} was not staged")
     stem = staging.slug(label)
     shown = {  # the parameters the saved notebook shows: the driver's paths, where a reviewer re-runs it
         "submission": str(staged.path),

@@ -143,7 +143,7 @@ def seed_demo_scores(
             except (UnknownTakehome, RubricError):
                 continue
             review = review_lines(rubric, book.lines(run.id))
-            rng = random.Random(f"{seed}/{row.takehome}/{row.name}")
+            rng = random.Random(f"{seed}/{row.takehome}/{row.name}")  # noqa: S311 - demo scores, reproducible
             quality = _quality(review, rng)
             starts = {line.line_id: _start(line, quality, rng) for line in review}  # what the work deserves
             scored = {reviewer for _, reviewer in book.current_scores(row.takehome, row.name)}

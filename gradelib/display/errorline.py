@@ -104,7 +104,6 @@ OUTPUT_NOISE = (
 )
 
 
-
 def _output_noise(line: str) -> bool:
     return not line.strip() or any(pattern.search(line) for pattern in OUTPUT_NOISE)
 

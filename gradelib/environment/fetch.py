@@ -25,8 +25,8 @@ class Fetched:
         """One line for the terminal."""
         if self.error:
             return f"{self.name}: cannot be read: {self.error}"
-        assert self.environment is not None
-        return f"{self.name}: {self.environment.summary()}"
+        summary = self.environment.summary() if self.environment else "nothing read"
+        return f"{self.name}: {summary}"
 
 
 def fetch(

@@ -18,7 +18,7 @@ from gradelib.errors import InstallError
 VENV = "python"
 REQUIREMENTS = "requirements.in"
 CONSTRAINTS = "constraints.txt"
-ERROR_LINE = re.compile(r"^\s*(error|cause|caused by|hint|×|╰─▶)(:|\s)", re.I)
+ERROR_LINE = re.compile(r"^\s*(error|cause|caused by|hint|×|╰─▶)(:|\s)", re.I)  # noqa: RUF001 - uv prints a multiplication sign
 
 
 def uv_binary() -> str:

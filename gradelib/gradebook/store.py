@@ -316,7 +316,7 @@ class Gradebook:
                         raise GradebookError(str(self.path), f"still locked after {tries} attempts: {exc}") from exc
                 except sqlite3.DatabaseError as exc:
                     raise GradebookError(str(self.path), str(exc)) from exc
-                time.sleep(delay * random.uniform(0.5, 1.5))
+                time.sleep(delay * random.uniform(0.5, 1.5))  # noqa: S311 - retry jitter
                 delay = min(delay * 2, RETRY_SLEEP_MAX_S)
         raise AssertionError("unreachable")
 

@@ -125,7 +125,7 @@ def _check_budget(archive: Path, count: int, unpacked: int) -> None:
     if count > MAX_MEMBERS:
         raise SubmissionError(str(archive), f"more than {MAX_MEMBERS} entries")
     packed = max(archive.stat().st_size, 1)
-    if unpacked > MAX_UNPACKED_BYTES or unpacked > packed * MAX_RATIO and unpacked > 10 * 1024**2:
+    if unpacked > MAX_UNPACKED_BYTES or (unpacked > packed * MAX_RATIO and unpacked > 10 * 1024**2):
         raise SubmissionError(str(archive), f"unpacks to {unpacked} bytes: refused as an archive bomb")
 
 

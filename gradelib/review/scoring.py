@@ -93,7 +93,7 @@ def _get(record: Any, *names: str) -> Any:
 
 
 def _point_choices(maximum: float) -> tuple[str, ...]:
-    whole = [str(n) for n in range(int(math.floor(maximum)) + 1)]
+    whole = [str(n) for n in range(math.floor(maximum) + 1)]
     return tuple(whole if float(maximum).is_integer() else [*whole, _points_text(maximum)])
 
 

@@ -303,7 +303,8 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         if result is None:  # namespaces refused: say so, run without them
             _refused = call.refusal
             result = call.start(False, stop_when)
-            assert result is not None
+            if result is None:
+                raise SandboxUnavailable(f"the sandbox cannot start even without namespaces: {call.refusal}")
         if result.disk_limit_hit:
             self._free(Path(cwd), scratch)
         return result

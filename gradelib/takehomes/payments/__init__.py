@@ -34,4 +34,13 @@ PLUGIN = TakeHome(
 )
 
 __all__ = [
-    "PLUGIN","DRAFT", "GRADING", "HANDOUT_FILES", "REWRITE_RATIO", "TAKEHOME", "PaymentsGrading", "check", "tier_rows"]
+    "DRAFT",
+    "GRADING",
+    "HANDOUT_FILES",
+    "PLUGIN",
+    "REWRITE_RATIO",
+    "TAKEHOME",
+    "PaymentsGrading",
+    "check",
+    "tier_rows",
+]

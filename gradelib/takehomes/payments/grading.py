@@ -186,7 +186,10 @@ class PaymentsGrading(BaseGrading):
 
     def attempts(self) -> dict[str, list[dict[str, Any]]]:
         """The request log of each scenario as rows (for tables and the timeline chart)."""
-        return self._masked({name: run.rows() for name, run in self.scenarios().items()})
+        rows: dict[str, list[dict[str, Any]]] = self._masked(
+            {name: run.rows() for name, run in self.scenarios().items()}
+        )
+        return rows
 
     @cached
     def tests(self) -> SuiteRuns:
@@ -273,7 +276,7 @@ class PaymentsGrading(BaseGrading):
         outage, slow, transient, restart = self.outage, self.slow, self.transient, self.restart
         last = outage.last
         measured = outage.measured
-        return self._masked(
+        facts: dict[str, Any] = self._masked(
             {
                 "key_scope": self.key_scope_fact,
                 "tests_green_on_own": self.tests.green_on_own,
@@ -298,9 +301,11 @@ class PaymentsGrading(BaseGrading):
                 "tests_catching_the_key": list(self.tests.catching()),
                 "client_problem": self.unrunnable or transient.problem,
                 "isolation": transient.runs[0].run.isolation.mode if transient.runs else None,
+                "isolation_reason": transient.runs[0].run.isolation.reason if transient.runs else None,
                 "runtime_dependencies": self.environment.runtime_dependencies(),
             }
         )
+        return facts
 
     # -- masking -------------------------------------------------------------------------------
     def _masks(self) -> dict[str, str]:
@@ -364,7 +369,8 @@ class PaymentsGrading(BaseGrading):
             message = "no tests in the submission: the reviewer decides from the note" + extra
             return self._line("found_defect", "needs_review", message, evidence)
         own = tests.own
-        assert own is not None
+        if own is None:  # tests found but no run on their code: said by never_ran below
+            return self._line("found_defect", "needs_review", "the tests were found but not run", evidence)
         if why := tests.never_ran:
             message = f"the tests never ran on the candidate's code ({why}): neither green nor red"
             return self._line("found_defect", "needs_review", message + extra, evidence)

@@ -26,7 +26,7 @@ TAP_ERROR = re.compile(r"^\s+error: (?P<text>.*)$")
 TAP_ERROR_NAME = re.compile(r"^\s+name: '?(?P<name>\w+)'?\s*$")
 TAP_HOOK_FAILED = re.compile(r"^\s+failureType: '?hookFailed'?\s*$")
 HUMAN_PASS = re.compile(r"^\s*[✓✔√]\s+(?P<name>.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")
-HUMAN_FAIL = re.compile(r"^\s*[✕✖×]\s+(?P<name>.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")
+HUMAN_FAIL = re.compile(r"^\s*[✕✖×]\s+(?P<name>.+?)(?:\s+\(\d+(?:\.\d+)?\s*m?s\))?\s*$")  # noqa: RUF001 - jest prints a multiplication sign
 TEST_SOURCE = re.compile(r"\.[cm]?[jt]sx?$")
 JEST_STATUS: dict[str, CaseStatus] = {"passed": "pass", "failed": "fail"}
 SCRIPT_GLUE = ("&&", "||", ";", "|", "&")
@@ -138,7 +138,7 @@ def parse_jest_json(text: str, root: str = "") -> tuple[CaseResult, ...] | None:
 
 
 def parse_human(output: str) -> tuple[CaseResult, ...]:
-    """Best effort on a runner's human output: `✓ name` / `✔ name` pass, `✕ name` / `✖ name` / `× name` fail."""
+    """Best effort on a runner's human output: a tick before a test's name passes it, a cross fails it."""
     results = []
     for line in output.splitlines():
         if match := HUMAN_PASS.match(line):

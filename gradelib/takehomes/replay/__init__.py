@@ -40,13 +40,13 @@ PLUGIN = TakeHome(
 )
 
 __all__ = [
-    "PLUGIN",
     "ANSWERS",
     "CASSETTES",
     "CHECK_SALT",
     "GRADING",
     "HANDOUT_FILES",
     "MAX_CALLS",
+    "PLUGIN",
     "RECORD_LIMITS",
     "REPLAY_LIMITS",
     "RUN_SH",

@@ -64,14 +64,16 @@ class LiveRelay:
         return status, payload
 
     def _post(self, body: Mapping[str, Any]) -> tuple[int, Mapping[str, Any]]:
-        request = urllib.request.Request(
+        if not self.endpoint.base_url.startswith(("http://", "https://")):
+            return 400, {"error": {"message": f"the live endpoint is not an http(s) URL: {self.endpoint.base_url!r}"}}
+        request = urllib.request.Request(  # noqa: S310 - http(s) only, checked above
             f"{self.endpoint.base_url}/chat/completions",
             data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.endpoint.api_key}"},
             method="POST",
         )
         try:
-            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            with urllib.request.urlopen(request, timeout=TIMEOUT) as response:  # noqa: S310 - http(s) only
                 return response.status, json.loads(response.read(MAX_REPLY_BYTES))
         except urllib.error.HTTPError as exc:
             return exc.code, {"error": {"message": f"live endpoint answered {exc.code}"}}

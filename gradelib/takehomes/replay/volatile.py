@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
@@ -66,7 +67,7 @@ MODEL_TIER_WORDS = frozenset(
 )
 HEX_REASON = "hex string"
 DURATION_REASON = "duration in text"
-TOKEN_REASON = "random-looking token"
+TOKEN_REASON = "random-looking token"  # noqa: S105 - a finding's name, not a secret
 PROVIDER_ID_PREFIXES: tuple[str, ...] = (
     *("chatcmpl", "cmpl", "msg", "req", "resp", "run", "call", "toolu", "thread", "asst"),
     *("batch", "sess"),
@@ -116,7 +117,7 @@ _TOOK = (
     r"\d+(?:\.\d+)?\s?(?:s|secs?|seconds?|mins?|minutes?)(?!\w)"
 )
 _HEX = r"(?<![\w-])[0-9A-Fa-f]{16,}(?![\w-])"
-_TOKEN = r"(?<![\w-])[A-Za-z0-9_-]{20,}(?![\w-])"
+_TOKEN = r"(?<![\w-])[A-Za-z0-9_-]{20,}(?![\w-])"  # noqa: S105 - a pattern, not a secret
 
 _PATTERNS: tuple[_Pattern, ...] = (
     _pattern("uuid", _UUID, "UUID", 0),
@@ -239,7 +240,7 @@ def _looks_random(token: str) -> bool:
         return True
     switches = 0
     for segment in segments:
-        for left, right in zip(segment, segment[1:], strict=False):
+        for left, right in itertools.pairwise(segment):
             if left.isdigit() != right.isdigit():
                 switches += 1
     return switches >= 3
