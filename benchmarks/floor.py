@@ -1,7 +1,7 @@
 """The floor: every command the kit's checks run, run bare (plain subprocess, no sandbox, no kit).
 
 For one submission, `floor_one` runs in fresh temporary copies the same commands a grading
-makes (see gradelib/takehomes/replay.py and gradelib/clientruns.py), against the kit's own
+makes (see gradelib/takehomes/replay/grading.py and gradelib/takehomes/payments/), against the kit's own
 servers started in this process on free loopback ports, and times each command's wall time
 from start to exit. Server start-up and shutdown are timed apart: the floor is about the
 candidates' programs. Copies are made before a command's clock starts.
