@@ -37,7 +37,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, processes_matching
 
-from gradelib import batch
+from gradelib import batch, takehomes
 from gradelib.gradebook import FINISHED_STATUSES, Gradebook
 from gradelib.intake import ingest
 from gradelib.result import Report
@@ -460,7 +460,9 @@ def test_the_copier_refuses_a_named_pipe_clearly(graded: Graded) -> None:
 def test_an_empty_repo_is_an_error_saying_why(graded: Graded) -> None:
     outcome = graded.outcome(None, "empty-repo")
     assert outcome.status == "error"
-    assert outcome.error == "cannot tell which take-home this answers (no run.sh, cassettes or checkout.mjs)"
+    # every installed take-home's marker files (the kit's own, and any team's plugin installed beside it)
+    assert outcome.error == f"cannot tell which take-home this answers (no {takehomes.markers_text()})"
+    assert "run.sh" in outcome.error and "checkout.mjs" in outcome.error
 
 
 @pytest.mark.parametrize("name", ["weird-names", "tar-weird-names"])
