@@ -13,10 +13,20 @@ from conftest import ROOT, SAMPLES
 from gradelib import batch, cli
 
 pytestmark = pytest.mark.e2e
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+# Every notebook the kit ships (package data) and the example plugin's: committed without outputs.
+NOTEBOOKS = sorted([*(ROOT / "gradelib").rglob("*.ipynb"), *(ROOT / "examples").glob("*/*/*.ipynb")])
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_kit_notebook_is_found() -> None:
+    names = {str(path.relative_to(ROOT)) for path in NOTEBOOKS}
+    assert {
+        "gradelib/takehomes/replay/notebook.ipynb",
+        "gradelib/takehomes/payments/notebook.ipynb",
+        "gradelib/cohort/summary.ipynb",
+    } <= names
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))
 def test_committed_notebooks_have_no_outputs(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
