@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
-
-from matplotlib.figure import Figure
-from matplotlib.lines import Line2D
 
 from gradelib.display import render
 
 STATUS_COLOURS = {"2xx": "#1a7f37", "503": "#cf222e", "hung": "#6e7781", "other": "#bf8700"}
 STATUS_LABELS = {"2xx": "2xx answered", "503": "503", "hung": "hung (no answer)", "other": "other status"}
 CHARGED_EDGE = "#000000"
+WIDTH, TOP, ROW = 760, 26, 34
+PLOT_LEFT, PLOT_RIGHT = 110, 580
 MAX_POINTS = 500  # per scenario; a flood beyond this is cut from the chart, not the table
 
 
@@ -25,52 +26,95 @@ def status_class(status: object) -> str:
     return "503" if status == 503 else "other"
 
 
-def attempts_timeline(attempts: Mapping[str, Sequence[Mapping[str, Any]]], *, title: str = "") -> Figure:
+@dataclass(frozen=True)
+class Svg:
+    """An SVG drawing the notebook shows as an image (built only from escaped parts)."""
+
+    body: str
+    text: str = ""  # the plain-text output: what the drawing shows, in words
+
+    def _repr_svg_(self) -> str:
+        return self.body
+
+    def __repr__(self) -> str:
+        return self.text or "<svg>"
+
+
+def _ticks(longest: float) -> list[float]:
+    """About five round tick values from 0 to `longest` seconds."""
+    raw = max(longest, 1.0) / 5
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    return [step * i for i in range(int(max(longest, 1.0) / step) + 1)]
+
+
+def _marker(x: float, y: float, kind: str, charged: bool) -> str:
+    colour = STATUS_COLOURS[kind]
+    if charged:
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5.5" fill="{colour}" stroke="{CHARGED_EDGE}" stroke-width="2"/>'
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}"/>'
+
+
+def _legend(seen: set[str], left: float) -> list[str]:
+    items = [(STATUS_LABELS[k], _marker(left, 0, k, False)) for k in STATUS_COLOURS if k in seen]
+    items.append(
+        ("charged", f'<circle cx="{left:.1f}" cy="0" r="5.5" fill="#ffffff" stroke="{CHARGED_EDGE}" stroke-width="2"/>')
+    )
+    parts = []
+    for number, (text, marker) in enumerate(items):
+        y = TOP + 6 + number * 18
+        parts.append(
+            f'<g transform="translate(0,{y})">{marker}<text x="{left + 10:.1f}" y="4">{render.esc(text)}</text></g>'
+        )
+    return parts
+
+
+def attempts_timeline(attempts: Mapping[str, Sequence[Mapping[str, Any]]], *, title: str = "") -> Svg:
     """One row per scenario, one marker per request at seconds since that scenario's first request.
 
     `attempts` maps scenario name to request rows with `time` (seconds since the first
     request), `status` (an int, or "hung"/None) and `charged`. Markers are coloured by
-    status; a black edge marks a request that moved money.
+    status; a black edge marks a request that moved money. Drawn as plain SVG: a payments
+    report needs no plotting library.
     """
     names = list(attempts)
-    figure = Figure(figsize=(7.5, 0.6 + 0.55 * max(len(names), 1)), layout="constrained")
-    axes = figure.add_subplot()
+    rows = {name: list(attempts[name])[:MAX_POINTS] for name in names}
+    longest = max((float(r.get("time") or 0.0) for rs in rows.values() for r in rs), default=0.0)
+    ticks = _ticks(longest)
+    span = ticks[-1] if ticks[-1] > 0 else 1.0
+    height = TOP + ROW * max(len(names), 1) + 34
+
+    def x_of(seconds: float) -> float:
+        return PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * seconds / span
+
+    parts = [f'<text x="{WIDTH / 2:.0f}" y="14" text-anchor="middle" font-weight="600">{render.esc(title)}</text>']
+    bottom = TOP + ROW * max(len(names), 1)
+    for tick in ticks:
+        x = x_of(tick)
+        parts.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{bottom}" stroke="#d0d7de"/>')
+        parts.append(f'<text x="{x:.1f}" y="{bottom + 14}" text-anchor="middle">{tick:g}</text>')
+    parts.append(
+        f'<text x="{(PLOT_LEFT + PLOT_RIGHT) / 2:.0f}" y="{bottom + 30}" text-anchor="middle">'
+        "seconds since the scenario&#x27;s first request</text>"
+    )
     seen: set[str] = set()
-    longest = 0.0
-    for row_number, name in enumerate(names):
-        y = len(names) - 1 - row_number
-        rows = list(attempts[name])[:MAX_POINTS]
-        if not rows:
-            axes.text(0, y, "  no requests", va="center", fontsize=8, color="#6e7781")
-        for row in rows:
+    for number, name in enumerate(names):
+        y = TOP + ROW * number + ROW / 2
+        parts.append(f'<text x="{PLOT_LEFT - 10}" y="{y + 4:.1f}" text-anchor="end">{render.esc(name)}</text>')
+        if not rows[name]:
+            parts.append(f'<text x="{PLOT_LEFT + 4}" y="{y + 4:.1f}" fill="#6e7781">no requests</text>')
+        for row in rows[name]:
             kind = status_class(row.get("status"))
             seen.add(kind)
-            x = float(row.get("time") or 0.0)
-            longest = max(longest, x)
-            charged = bool(row.get("charged"))
-            axes.plot(
-                [x], [y], marker="o", linestyle="none", markersize=9 if charged else 7,
-                color=STATUS_COLOURS[kind], markeredgecolor=CHARGED_EDGE if charged else STATUS_COLOURS[kind],
-                markeredgewidth=2 if charged else 1,
-            )  # fmt: skip
-    axes.set_yticks(range(len(names)), list(reversed(names)))
-    axes.set_ylim(-0.7, max(len(names), 1) - 0.3)
-    axes.set_xlim(-0.05 * max(longest, 1.0), max(longest, 1.0) * 1.05)
-    axes.set_xlabel("seconds since the scenario's first request")
-    axes.grid(axis="x", alpha=0.3)
-    handles = [
-        Line2D([], [], marker="o", linestyle="none", color=STATUS_COLOURS[k], label=STATUS_LABELS[k])
-        for k in STATUS_COLOURS
-        if k in seen
-    ]
-    handles.append(
-        Line2D([], [], marker="o", linestyle="none", color="white", markeredgecolor=CHARGED_EDGE,
-               markeredgewidth=2, label="charged")
-    )  # fmt: skip
-    axes.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
-    if title:
-        axes.set_title(title, fontsize=10)
-    return figure
+            parts.append(_marker(x_of(float(row.get("time") or 0.0)), y, kind, bool(row.get("charged"))))
+    parts += _legend(seen, PLOT_RIGHT + 24)
+    body = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0f}" '
+        f'viewBox="0 0 {WIDTH} {height:.0f}" font-family="sans-serif" font-size="11">'
+        f'<rect width="100%" height="100%" fill="#ffffff"/>{"".join(parts)}</svg>'
+    )
+    counts = ", ".join(f"{name}: {len(rows[name])} requests" for name in names)
+    return Svg(body, f"request timeline ({counts or 'no scenarios'})")
 
 
 def attempts_html(attempts: Mapping[str, Sequence[Mapping[str, Any]]]) -> render.Html:
