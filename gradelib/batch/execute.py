@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import uuid
 from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
@@ -33,7 +34,17 @@ def _ipc_kernel_manager(folder: str, env: Mapping[str, str], stderr: IO[bytes] |
     from jupyter_client.manager import KernelManager
     from traitlets import default
 
+    from gradelib.batch import kernelfork
+
     class IpcKernelManager(KernelManager):
+        async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
+            if self.provisioner is None and kernelfork.enabled():
+                self.kernel_id = self.kernel_id or kw.pop("kernel_id", None) or str(uuid.uuid4())
+                self.provisioner = kernelfork.ForkProvisioner(
+                    kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self
+                )
+            return await super()._async_pre_start_kernel(**kw)
+
         @default("transport")
         def _default_transport(self) -> str:
             return "ipc"

@@ -1,0 +1,403 @@
+"""Notebook kernels forked from a process that has already imported what the notebooks import.
+
+A fresh Jupyter kernel spends about a second of CPU importing ipykernel, IPython, ipywidgets
+and the kit before the first cell runs, and a batch starts one per submission. A batch worker
+instead starts one fork server: a single-threaded process that imports all of that once, then
+forks a kernel per notebook. Each kernel is still its own process (its own session, environment,
+folder and stderr; nothing of one notebook reaches the next), started from a parent that holds
+no kernel state, only imported modules. Only the kit's own code runs in a kernel: candidate
+code runs in the sandbox either way.
+
+Protocol, on a Unix socket per kernel: the worker sends one JSON line (argv, cwd, env) with its
+stdout and stderr descriptors attached; the server answers `{"pid": N}`, then
+`{"exit": CODE}` when that kernel has exited, and closes.
+"""
+
+from __future__ import annotations
+
+import array
+import atexit
+import contextlib
+import importlib
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from jupyter_client.provisioning.local_provisioner import LocalProvisioner
+
+ENV_DISABLE = "GRADELIB_KERNEL_FORK"  # "0" starts every kernel as a new interpreter
+PRELOAD = (
+    "ipykernel.kernelapp",
+    "ipykernel.ipkernel",
+    "ipykernel.zmqshell",
+    "ipykernel.comm",
+    "IPython.core.interactiveshell",
+    "IPython.core.completer",
+    "ipywidgets",
+    "gradelib.notebook",
+    "gradelib.review.panel",
+)
+MAX_REQUEST = 1024 * 1024
+START_TIMEOUT = 60.0
+
+
+def enabled() -> bool:
+    """Whether batch kernels come from a fork server (default) rather than fresh interpreters."""
+    return os.environ.get(ENV_DISABLE, "1").strip().lower() not in ("0", "no", "false", "off")
+
+
+# --- the server ---------------------------------------------------------------------------------
+
+
+def _preload() -> None:
+    """Import what every notebook imports, and every installed take-home's grading."""
+    for name in PRELOAD:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    from gradelib import takehomes
+
+    for name in takehomes.names():
+        with contextlib.suppress(Exception):  # a broken plugin fails in its own notebook, as before
+            takehomes.load(name)
+
+
+def _kernel_child(request: dict[str, Any], fds: Sequence[int], parent: int) -> None:
+    """In the forked child: become the kernel the request describes; never returns."""
+    code = 1
+    try:
+        os.setsid()  # its own process group: an interrupt or a kill reaches the kernel's tree only
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        for target, fd in zip((1, 2), fds, strict=False):
+            os.dup2(fd, target)
+        signal.set_wakeup_fd(-1)
+        os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # the server's sockets stay the server's
+        os.chdir(request["cwd"])
+        os.environ.clear()
+        os.environ.update(request["env"])
+        os.environ["JPY_PARENT_PID"] = str(parent)  # the kernel exits if the server goes away
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        # ipykernel read JPY_PARENT_PID when the server imported it: say it again, for this kernel
+        sys.argv = ["ipykernel_launcher", *request["args"], f"--IPKernelApp.parent_handle={parent}"]
+        from ipykernel import kernelapp
+
+        kernelapp.launch_new_instance()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(code)
+
+
+def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
+    """One request line and the descriptors sent with it."""
+    fds = array.array("i")
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk, ancillary, _flags, _addr = conn.recvmsg(65536, socket.CMSG_SPACE(8 * fds.itemsize))
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+        if not chunk or len(data) > MAX_REQUEST:
+            raise ConnectionError("incomplete request")
+        data += chunk
+    return json.loads(data), list(fds)
+
+
+def serve(listener: socket.socket, control: socket.socket) -> None:
+    """Fork a kernel per connection until `control` closes (the worker is gone); then stop them all."""
+    waiting: dict[int, socket.socket] = {}
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ, "accept")
+    selector.register(control, selectors.EVENT_READ, "control")
+    selector.register(wake_read, selectors.EVENT_READ, "child")
+    try:
+        while True:
+            for key, _events in selector.select():
+                if key.data == "control":
+                    return
+                if key.data == "child":
+                    os.read(wake_read, 4096)
+                    _reap(waiting)
+                    continue
+                conn, _ = listener.accept()
+                pid = _fork(conn)
+                if pid is not None:
+                    waiting[pid] = conn
+            _reap(waiting)
+    finally:
+        for pid in waiting:
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
+        for pid in waiting:
+            with contextlib.suppress(OSError):
+                os.waitpid(pid, 0)
+
+
+def _fork(conn: socket.socket) -> int | None:
+    """Start the kernel a connection asks for; its pid, or None when the request was bad."""
+    try:
+        request, fds = _receive(conn)
+    except (OSError, ValueError, ConnectionError):
+        conn.close()
+        return None
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        _kernel_child(request, fds, parent)
+    for fd in fds:
+        os.close(fd)
+    try:
+        conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+    return pid
+
+
+def _reap(waiting: dict[int, socket.socket]) -> None:
+    """Tell each exited kernel's worker its exit code."""
+    while waiting:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        conn = waiting.pop(pid, None)
+        if conn is not None:
+            with contextlib.suppress(OSError):
+                conn.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
+            conn.close()
+
+
+def main(argv: Sequence[str]) -> int:
+    """`python -m gradelib.batch.kernelfork SOCKET_PATH CONTROL_FD`: preload, say ready, serve."""
+    path, control_fd = argv[0], int(argv[1])
+    control = socket.socket(fileno=control_fd)
+    _preload()
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+    control.sendall(b"ready\n")
+    serve(listener, control)
+    return 0
+
+
+# --- the worker's side ----------------------------------------------------------------------------
+
+
+class ForkServer:
+    """One worker's fork server: started on first use, stopped with the worker."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._control: socket.socket | None = None
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self.path = ""
+
+    def ensure(self) -> str | None:
+        """The server's socket path, starting it if needed; None when it cannot run."""
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                return self.path
+            self._stop()
+            try:
+                return self._start()
+            except (OSError, TimeoutError, ConnectionError):
+                self._stop()
+                return None
+
+    def _start(self) -> str:
+        self._folder = tempfile.TemporaryDirectory(prefix="gradelib-forks-")
+        self.path = str(Path(self._folder.name) / "server")
+        ours, theirs = socket.socketpair()
+        self._control = ours
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", "gradelib.batch.kernelfork", self.path, str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        theirs.close()
+        ours.settimeout(START_TIMEOUT)
+        if ours.recv(16) != b"ready\n":
+            raise ConnectionError("the kernel fork server did not start")
+        ours.settimeout(None)
+        return self.path
+
+    def _stop(self) -> None:
+        if self._control is not None:
+            self._control.close()  # the server stops its kernels and exits
+            self._control = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def close(self) -> None:
+        """Stop the server (and any kernel it still has)."""
+        with self._lock:
+            self._stop()
+
+
+class ForkedKernel:
+    """A kernel the fork server started, with the part of `Popen`'s interface jupyter_client uses."""
+
+    stdin = stdout = stderr = None
+
+    def __init__(self, conn: socket.socket, pid: int) -> None:
+        self._conn = conn
+        self._buffer = b""
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """The exit code once the kernel has exited, else None."""
+        if self.returncode is None:
+            self._conn.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                self._read_exit()
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Block until the kernel has exited; its exit code."""
+        if self.returncode is None:
+            self._conn.setblocking(True)
+            self._conn.settimeout(timeout)
+            try:
+                self._read_exit()
+            except TimeoutError:
+                raise subprocess.TimeoutExpired("kernel", timeout or 0.0) from None
+        return self.returncode if self.returncode is not None else -1
+
+    def _read_exit(self) -> None:
+        while b"\n" not in self._buffer:
+            chunk = self._conn.recv(4096)
+            if not chunk:  # the server is gone: so is the kernel (it polls its parent)
+                self.returncode = -signal.SIGKILL
+                self._conn.close()
+                return
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        self.returncode = int(json.loads(line).get("exit", -1))
+        self._conn.close()
+
+    def send_signal(self, signum: int) -> None:
+        """Signal the kernel (jupyter_client signals its process group first)."""
+        if self.returncode is None:
+            os.kill(self.pid, signum)
+
+    def terminate(self) -> None:
+        """SIGTERM."""
+        self.send_signal(signal.SIGTERM)
+
+    def kill(self) -> None:
+        """SIGKILL."""
+        self.send_signal(signal.SIGKILL)
+
+
+SERVER = ForkServer()
+atexit.register(SERVER.close)
+
+
+def _forkable(argv: Sequence[str]) -> bool:
+    """Whether `argv` starts ipykernel with this very interpreter (what the server has imported)."""
+    if len(argv) < 3 or list(argv[1:3]) != ["-m", "ipykernel_launcher"]:
+        return False
+    with contextlib.suppress(OSError):
+        return os.path.samefile(argv[0], sys.executable)
+    return False
+
+
+class ForkProvisioner(LocalProvisioner):
+    """jupyter_client's local provisioner, with kernels forked by this worker's server when it can."""
+
+    async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> Any:
+        """Fork the kernel from the server; start a new interpreter when that is not possible."""
+        server = SERVER.ensure() if _forkable(cmd) else None
+        if server is None:
+            return await super().launch_kernel(cmd, **kwargs)
+        stderr = kwargs.get("stderr")
+        env = {key: str(value) for key, value in (kwargs.get("env") or os.environ).items()}
+        cwd = str(kwargs.get("cwd") or os.getcwd())
+        try:
+            kernel = fork_kernel(server, cmd, cwd=cwd, env=env, stderr=_fd(stderr))
+        except (OSError, ValueError, ConnectionError):
+            return await super().launch_kernel(cmd, **kwargs)
+        self.process = kernel  # type: ignore[assignment]  # the part of Popen jupyter_client uses
+        self.pid = self.pgid = kernel.pid
+        self.cwd = cwd
+        return self.connection_info
+
+
+def _fd(stream: Any) -> int | None:
+    if stream is None or isinstance(stream, int):
+        return stream
+    return int(stream.fileno())
+
+
+def fork_kernel(server: str, argv: Sequence[str], *, cwd: str, env: dict[str, str], stderr: int | None) -> ForkedKernel:
+    """Ask the fork server at `server` for a kernel running `argv`'s ipykernel arguments."""
+    args = list(argv[argv.index("-f") :]) if "-f" in argv else list(argv[3:])
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(START_TIMEOUT)
+    conn.connect(server)
+    with open(os.devnull, "wb") as devnull:
+        out = sys.stdout.fileno() if _has_fd(sys.stdout) else devnull.fileno()
+        fds = array.array("i", [out, stderr if stderr is not None else out])
+        payload = json.dumps({"args": args, "cwd": cwd, "env": env}).encode() + b"\n"
+        conn.sendmsg([payload], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+    reply = b""
+    while b"\n" not in reply:
+        chunk = conn.recv(4096)
+        if not chunk:
+            conn.close()
+            raise ConnectionError("the kernel fork server closed the connection")
+        reply += chunk
+    line, _, rest = reply.partition(b"\n")
+    kernel = ForkedKernel(conn, int(json.loads(line)["pid"]))
+    kernel._buffer = rest
+    conn.settimeout(None)
+    return kernel
+
+
+def _has_fd(stream: Any) -> bool:
+    try:
+        stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return False
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
