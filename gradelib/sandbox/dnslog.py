@@ -9,6 +9,7 @@ there, so the attempt fails at once.
 from __future__ import annotations
 
 import contextlib
+import select
 import socket
 import struct
 import threading
@@ -77,14 +78,16 @@ class DnsLog:
     @contextlib.contextmanager
     def serve(self, sock: socket.socket) -> Iterator[DnsLog]:
         """Answer queries arriving on a bound UDP socket until the block exits."""
-        stop = threading.Event()
-        sock.settimeout(0.1)
+        wake_read, wake_write = socket.socketpair()  # the block's end wakes the loop at once
 
         def loop() -> None:
-            while not stop.is_set():
+            while True:
+                ready, _, _ = select.select([sock, wake_read], [], [])
+                if wake_read in ready:
+                    return
                 try:
                     query, peer = sock.recvfrom(4096)
-                except (TimeoutError, OSError):
+                except OSError:
                     continue
                 reply = self.answer(query)
                 if reply is not None:
@@ -96,6 +99,7 @@ class DnsLog:
         try:
             yield self
         finally:
-            stop.set()
+            wake_write.send(b"x")
             thread.join(timeout=2)
-            sock.close()
+            for end in (wake_read, wake_write, sock):
+                end.close()
