@@ -93,7 +93,7 @@ def choose(archives: Iterable[SourceArchive], specifiers: Iterable[str]) -> Sour
             version = Version(archive.version)
         except InvalidVersion:
             continue
-        if wanted.contains(version) and (best is None or version > best[0]):
+        if wanted.contains(version, prereleases=bool(wanted.prereleases)) and (best is None or version > best[0]):
             best = (version, archive)
     return best[1] if best else None
 
@@ -326,7 +326,8 @@ def _zip_members(handle: zipfile.ZipFile, label: str) -> Iterator[tuple[zipfile.
         raise InstallError("python", f"{label} has more than {MAX_MEMBERS} members: refused")
     for info in infos:
         mode = info.external_attr >> 16
-        if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        kind = stat.S_IFMT(mode)  # 0 when the zip only gives permissions (a plain file)
+        if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
             raise InstallError("python", f"{label}: {info.filename} is not a file or folder: refused")
         yield info, _Member(_safe_path(info.filename, label), info.is_dir(), bool(mode & 0o111), info.file_size)
 
