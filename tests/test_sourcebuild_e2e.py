@@ -13,6 +13,7 @@ import hashlib
 import http.server
 import io
 import json
+import shutil
 import socket
 import tarfile
 import textwrap
@@ -24,9 +25,18 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from conftest import write_tree
+from conftest import SAMPLES, write_tree
 
+from gradelib.cli import main
 from gradelib.environment import InstallSettings, prepare
+from gradelib.environment.settings import (
+    ENV_BUILD_SECONDS,
+    ENV_BUILD_SOURCE,
+    ENV_CACHE_DIR,
+    ENV_INDEX_URL,
+    ENV_OFFLINE,
+    ENV_REGISTRY,
+)
 from gradelib.sandbox import Sandbox
 
 pytestmark = pytest.mark.e2e
@@ -41,6 +51,13 @@ def _registry_reachable() -> None:
             answer.read(1)
     except OSError as exc:
         pytest.fail(f"registry unreachable: {PYPI}: {exc}")
+
+
+@pytest.fixture(autouse=True)
+def _install_env_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gradelib.cli.main` exports its install settings into os.environ: undone after each test."""
+    for key in (ENV_BUILD_SECONDS, ENV_BUILD_SOURCE, ENV_CACHE_DIR, ENV_INDEX_URL, ENV_OFFLINE, ENV_REGISTRY):
+        monkeypatch.delenv(key, raising=False)
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +113,6 @@ def _key_without_opt_in(root: Path, settings: InstallSettings) -> str:
 
 def test_offline_builds_from_the_cache_or_names_what_is_missing(tmp_path: Path, online: InstallSettings) -> None:
     fetched = write_tree(tmp_path / "fetched", {"requirements.txt": "docopt==0.6.2\n", "run.sh": "true\n"})
-    from gradelib.cli import main
-
     assert main(["deps", "fetch", str(fetched), "--build-source", "--cache-dir", str(online.cache_dir)]) == 0
     # Another dependency set, never built: offline, it is built from the cached sdist and build requirements.
     other = write_tree(tmp_path / "other", {"requirements.txt": "docopt>=0.6,<0.7\n"})
@@ -314,3 +329,23 @@ def test_a_built_wheel_that_plants_a_pth_file_is_refused_before_uv_runs_it(
     env = prepare(write_tree(tmp_path / "sub", {"requirements.txt": "evilpth==1.0\n"}), settings)
     assert env.error and "evilpth" in env.error and ".pth" in env.error
     assert not marker.exists()
+
+
+def test_check_with_a_failed_build_makes_every_line_an_error_naming_it(
+    tmp_path: Path, index: tuple[str, dict[str, bytes]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, files = index
+    files["evilfail-1.0.tar.gz"] = _sdist(
+        "evilfail",
+        {"pyproject.toml": IN_TREE_PYPROJECT, "backend.py": "def build_wheel(d, c=None):\n    raise SystemExit(7)\n"},
+    )
+    root = tmp_path / "amara-okafor"
+    shutil.copytree(SAMPLES / "replay" / "amara-okafor", root)
+    (root / "requirements.txt").write_text("evilfail==1.0\n")
+    argv = ["check", "replay", str(root), "--json", "--build-source", "--index-url", url,
+            "--cache-dir", str(tmp_path / "cache")]  # fmt: skip
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [line["outcome"] for line in report["lines"]] == ["error"] * 5
+    assert all("building evilfail 1.0 from source failed" in line["message"] for line in report["lines"])
+    assert "evilfail" in report["environment"]["error"]
