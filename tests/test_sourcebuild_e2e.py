@@ -291,6 +291,11 @@ def test_a_failing_or_hanging_build_is_a_clear_error_naming_the_package(
         {"pyproject.toml": IN_TREE_PYPROJECT, "backend.py": "import time\ndef build_wheel(d, c=None):\n"
          "    time.sleep(600)\n"},
     )  # fmt: skip
+    files["evilreq-1.0.tar.gz"] = _sdist(
+        "evilreq",
+        {"pyproject.toml": IN_TREE_PYPROJECT, "backend.py": "def get_requires_for_build_wheel(c=None):\n"
+         "    return ['gradelib-never-installed>=1']\ndef build_wheel(d, c=None):\n    raise SystemExit(9)\n"},
+    )  # fmt: skip
     settings = InstallSettings(cache_dir=tmp_path / "cache", index_url=url, build_source=True, build_seconds=3)
     env = prepare(write_tree(tmp_path / "fail", {"requirements.txt": "evilfail==1.0\n"}), settings)
     assert env.python is None
@@ -299,6 +304,9 @@ def test_a_failing_or_hanging_build_is_a_clear_error_naming_the_package(
     env = prepare(write_tree(tmp_path / "hang", {"requirements.txt": "evilhang==1.0\n"}), settings)
     assert env.python is None
     assert env.error and "building evilhang 1.0 from source took longer than 3 s" in env.error
+    env = prepare(write_tree(tmp_path / "req", {"requirements.txt": "evilreq==1.0\n"}), settings)
+    assert env.error and "building evilreq 1.0 from source failed" in env.error
+    assert "missing build requirements: gradelib-never-installed>=1" in env.error  # refused, not installed
 
 
 PTH_BACKEND = """
