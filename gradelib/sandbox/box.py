@@ -210,7 +210,11 @@ def tool(name: str) -> str | None:
 
 
 class Sandbox(AbstractContextManager["Sandbox"]):
-    """A workspace of fresh copies of one submission, and the runs made in them."""
+    """A workspace of fresh copies of one submission, and the runs made in them.
+
+    The opt-in builds from source use it the same way, with an unpacked sdist as the source
+    and the build virtualenv as the environment (`environment/sourcebuild.py`).
+    """
 
     def __init__(
         self,
