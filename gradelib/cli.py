@@ -33,6 +33,12 @@ def _install_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--registry", help="the npm registry to install from (default: the npm registry)")
     group.add_argument("--offline", action="store_true", help="install only from the cache (see `deps fetch`)")
     group.add_argument("--cache-dir", type=Path, help="where environments are cached (default: ~/.cache/gradelib)")
+    group.add_argument(
+        "--build-source",
+        action="store_true",
+        help="build a package that has no usable wheel from its sdist, inside the sandbox with no network"
+        " (default: wheels only, such a package is refused)",
+    )
 
 
 def _settings(args: argparse.Namespace) -> InstallSettings:
@@ -45,6 +51,8 @@ def _settings(args: argparse.Namespace) -> InstallSettings:
         changes["registry"] = args.registry
     if getattr(args, "offline", False):
         changes["offline"] = True
+    if getattr(args, "build_source", False):
+        changes["build_source"] = True
     if getattr(args, "cache_dir", None):
         changes["cache_dir"] = args.cache_dir.resolve()
     settings = settings.with_changes(**changes)

@@ -34,13 +34,15 @@ class Manifest:
     ecosystem: str
     packages: tuple[tuple[str, str, bool], ...]  # name, version, dev
     seconds: float
+    built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (sourcebuild.py)
 
     def to_json(self) -> str:
         """As stored beside the environment."""
-        return json.dumps(
-            {"key": self.key, "ecosystem": self.ecosystem, "packages": self.packages, "seconds": self.seconds},
-            indent=1,
-        )
+        doc: dict[str, Any] = {"key": self.key, "ecosystem": self.ecosystem, "packages": self.packages,
+                               "seconds": self.seconds}  # fmt: skip
+        if self.built:
+            doc["built_from_source"] = list(self.built)
+        return json.dumps(doc, indent=1)
 
 
 def _mkdir(path: Path) -> Path:
@@ -58,7 +60,8 @@ def read_manifest(folder: Path) -> Manifest | None:
     try:
         doc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         packages = tuple((str(n), str(v), bool(d)) for n, v, d in doc["packages"])
-        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]))
+        built = tuple(dict(b) for b in doc.get("built_from_source", ()))
+        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]), built)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -29,6 +29,7 @@ class Installed:
     packages: tuple[tuple[str, str, bool], ...]
     cache_hit: bool
     seconds: float  # install time (0 on a cache hit)
+    built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (the opt-in)
 
     @property
     def venv(self) -> Path:
@@ -48,7 +49,7 @@ class Installed:
             "cache": "hit" if self.cache_hit else "miss",
             "install_seconds": self.seconds,
             "packages": [{"name": n, "version": v, "dev": d} for n, v, d in self.packages],
-        }
+        } | ({"built_from_source": [dict(b) for b in self.built]} if self.built else {})
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,8 @@ class Environment:
         for installed in (self.python, self.node):
             if installed is not None:
                 how = "cache hit" if installed.cache_hit else f"installed in {installed.seconds:.1f} s"
+                if installed.built:
+                    how += f", {len(installed.built)} built from source in the sandbox"
                 parts.append(f"{installed.ecosystem}: {len(installed.packages)} packages ({how})")
         if self.declaration.refused:
             parts.append(f"{len(self.declaration.refused)} declaration(s) refused")
@@ -131,16 +134,17 @@ def _obtain(
     folder = cache.env_folder(settings.cache_dir, key)
     manifest = cache.read_manifest(folder)
     if manifest is not None:
-        return Installed(ecosystem, folder, key, manifest.packages, True, 0.0)
+        return Installed(ecosystem, folder, key, manifest.packages, True, 0.0, manifest.built)
     with cache.locked(settings.cache_dir, key):
         manifest = cache.read_manifest(folder)  # another grading may have built it meanwhile
         if manifest is not None:
-            return Installed(ecosystem, folder, key, manifest.packages, True, 0.0)
+            return Installed(ecosystem, folder, key, manifest.packages, True, 0.0, manifest.built)
         folder = cache.fresh_folder(settings.cache_dir, key)
         started = time.monotonic()
         manifest = build(folder, key)
         cache.write_manifest(folder, manifest)
-        return Installed(ecosystem, folder, key, manifest.packages, False, round(time.monotonic() - started, 2))
+        seconds = round(time.monotonic() - started, 2)
+        return Installed(ecosystem, folder, key, manifest.packages, False, seconds, manifest.built)
 
 
 def _offline(exc: Exception, wanted: Sequence[Declared]) -> str:

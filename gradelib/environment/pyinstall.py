@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gradelib.environment.cache import Manifest
 from gradelib.environment.capped import Capped, run_capped, size_text
@@ -15,9 +16,13 @@ from gradelib.environment.declaration import PythonDeclaration
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 
+if TYPE_CHECKING:
+    from gradelib.environment.sourcebuild import SourceBuild
+
 VENV = "python"
 REQUIREMENTS = "requirements.in"
 CONSTRAINTS = "constraints.txt"
+OPT_IN = "--build-source (GRADELIB_BUILD_SOURCE=1) builds it inside the sandbox, offline"
 ERROR_LINE = re.compile(r"^\s*(error|cause|caused by|hint|×|╰─▶)(:|\s)", re.I)  # noqa: RUF001 - uv prints a multiplication sign
 
 
@@ -52,16 +57,20 @@ def interpreter_version(python: str) -> str:
 
 
 def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict[str, object]:
-    """What makes two Python environments the same."""
-    return {
+    """What makes two Python environments the same (builds from source only when opted in)."""
+    parts: dict[str, object] = {
         "requirements": sorted(r.spec for r in declaration.requirements),
         "pins": list(declaration.pins),
         "python": interpreter_version(settings.python),
         "index": settings.index_url or "default",
     }
+    if settings.build_source:  # absent otherwise: the keys of wheels-only environments stay as they were
+        parts["build_source"] = True
+    return parts
 
 
-def _uv_env(settings: InstallSettings) -> dict[str, str]:
+def uv_environment() -> dict[str, str]:
+    """The environment the kit runs uv in: the reviewer's, minus what would weaken the kit's choices."""
     env = dict(os.environ)
     # The kit's own choices win over the reviewer's environment where they matter for safety.
     for name in ("UV_NO_BUILD", "UV_NO_BINARY", "UV_FIND_LINKS", "UV_PYTHON", "VIRTUAL_ENV", "UV_PROJECT"):
@@ -77,7 +86,7 @@ def build(folder: Path, declaration: PythonDeclaration, settings: InstallSetting
     (work / REQUIREMENTS).write_text("".join(f"{r.spec}\n" for r in declaration.requirements))
     (work / CONSTRAINTS).write_text("".join(f"{pin}\n" for pin in declaration.pins))
     uv, venv = uv_binary(), folder / VENV
-    env = _uv_env(settings)
+    env = uv_environment()
     made = run_capped(
         # --seed: pip is there, so a run.sh that starts with `pip install -r requirements.txt` finds
         # everything satisfied (the sandbox sets PIP_NO_INDEX: pip never reaches for the network).
@@ -88,27 +97,78 @@ def build(folder: Path, declaration: PythonDeclaration, settings: InstallSetting
         max_seconds=60,
         max_bytes=settings.max_bytes,
     )
-    _raise_for(made, settings, f"could not make a virtualenv from {settings.python}")
+    raise_for(made, settings, f"could not make a virtualenv from {settings.python}")
     seeded = set(installed(venv))
     argv = [
         uv, "pip", "install", "--python", str(venv / "bin" / "python"),
         "-r", REQUIREMENTS, "-c", CONSTRAINTS,
         "--no-build", "--compile-bytecode", "--link-mode", "copy", "--no-python-downloads",
+        *index_options(settings),
     ]  # fmt: skip
-    if settings.index_url:
-        argv += ["--index-url", settings.index_url]
-    if settings.offline:
-        argv.append("--offline")
     done = run_capped(argv, cwd=work, env=env, watch=folder, max_seconds=settings.max_seconds,
                       max_bytes=settings.max_bytes)  # fmt: skip
+    built: list[SourceBuild] = []
+    if settings.build_source:
+        done, built = _with_source_builds(done, argv, work, folder, declaration, settings)
     shutil.rmtree(work, ignore_errors=True)
-    _raise_for(done, settings)
+    raise_for(done, settings)
     declared = {r.name.lower().replace("_", "-") for r in declaration.requirements}
     packages = tuple(p for p in installed(venv) if p not in seeded or p[0] in declared)
-    return Manifest(key, "python", packages, round(done.seconds + made.seconds, 2))
+    seconds = done.seconds + made.seconds + sum(b.seconds for b in built)
+    return Manifest(key, "python", packages, round(seconds, 2), tuple(b.to_dict() for b in built))
 
 
-def _raise_for(done: Capped, settings: InstallSettings, what: str = "") -> None:
+def index_options(settings: InstallSettings) -> list[str]:
+    """uv's `--index-url` / `--offline` for these settings."""
+    options = ["--index-url", settings.index_url] if settings.index_url else []
+    return [*options, "--offline"] if settings.offline else options
+
+
+def _with_source_builds(
+    done: Capped, argv: list[str], work: Path, folder: Path, declaration: PythonDeclaration, settings: InstallSettings
+) -> tuple[Capped, list[SourceBuild]]:
+    """While uv names packages with no usable wheel, build them in the sandbox and install again (bounded)."""
+    from gradelib.environment import sourcebuild  # it uses this module's uv helpers
+
+    built: list[SourceBuild] = []
+    wheelhouse = folder / sourcebuild.WHEELHOUSE
+    while done.code not in (0, None):
+        wanted = sourcebuild.needs_build(done.output)
+        if not wanted:
+            break
+        again = [name for name in wanted if name in {b.name for b in built}]
+        if again:
+            raise InstallError(
+                "python", f"{again[0]} was built from source, but uv still cannot use it: {_reason(done.output)}"
+            )
+        if len(built) + len(wanted) > sourcebuild.MAX_BUILDS:
+            raise InstallError("python", f"more than {sourcebuild.MAX_BUILDS} packages need a build from source")
+        exact = sourcebuild.pinned_versions(done.output)
+        for name in wanted:
+            specifiers = _specifiers(declaration, name) + ([f"=={exact[name]}"] if name in exact else [])
+            built.append(sourcebuild.build(name, specifiers, folder, settings, interpreter_version(settings.python)))
+        done = run_capped([*argv, "--find-links", str(wheelhouse)], cwd=work, env=uv_environment(), watch=folder,
+                          max_seconds=settings.max_seconds, max_bytes=settings.max_bytes)  # fmt: skip
+    return done, built
+
+
+def _specifiers(declaration: PythonDeclaration, name: str) -> list[str]:
+    """The version specifiers the declaration and its pins give `name` (markers ignored)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    found = []
+    for text in [*(r.spec for r in declaration.requirements), *declaration.pins]:
+        try:
+            requirement = Requirement(text)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(requirement.name) == name and str(requirement.specifier):
+            found.append(str(requirement.specifier))
+    return found
+
+
+def raise_for(done: Capped, settings: InstallSettings, what: str = "") -> None:
     """InstallError for an installer run that went over a cap or failed."""
     prefix = f"{what}: " if what else ""
     if done.over_time:
@@ -116,16 +176,17 @@ def _raise_for(done: Capped, settings: InstallSettings, what: str = "") -> None:
     if done.over_size:
         raise InstallError("python", f"{prefix}the environment grew past {size_text(settings.max_bytes)}: stopped")
     if done.code != 0:
-        raise InstallError("python", prefix + _reason(done.output, offline=settings.offline))
+        reason = _reason(done.output, offline=settings.offline, build=settings.build_source)
+        raise InstallError("python", prefix + reason)
 
 
-def _reason(output: str, *, offline: bool = False) -> str:
+def _reason(output: str, *, offline: bool = False, build: bool = False) -> str:
     """uv's own explanation, in a few lines (it names the package it could not install)."""
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     wanted = [line for line in lines if ERROR_LINE.match(line)] or lines[-3:]
     text = " ".join(wanted)[:600] or "the installer failed without saying why"
-    if "no usable wheels" in output or "--no-build" in output:
-        text += " (the kit installs wheels only: a package that must be built from source is refused)"
+    if ("no usable wheels" in output or "--no-build" in output) and not build:
+        text += f" (the kit installs wheels only: a package that must be built from source is refused; {OPT_IN})"
     if re.search(r"(dns|connect|network|timed out|failed to fetch)", output, re.I) and not offline:
         text += " (registry unreachable?)"
     return text

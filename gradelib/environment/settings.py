@@ -12,9 +12,12 @@ ENV_INDEX_URL = "GRADELIB_INDEX_URL"
 ENV_REGISTRY = "GRADELIB_NPM_REGISTRY"
 ENV_OFFLINE = "GRADELIB_OFFLINE"
 ENV_PYTHON = "GRADELIB_PYTHON"
+ENV_BUILD_SOURCE = "GRADELIB_BUILD_SOURCE"
+ENV_BUILD_SECONDS = "GRADELIB_BUILD_SECONDS"
 SYSTEM_PYTHON = "/usr/bin/python3"  # what the sandbox sees (root's home, pyenv's python, is not there)
 MAX_INSTALL_SECONDS = 300.0
 MAX_INSTALL_BYTES = 1024**3
+MAX_BUILD_SECONDS = 300.0  # one source build, in the sandbox
 
 
 def default_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
@@ -31,6 +34,8 @@ class InstallSettings:
 
     `index_url` / `registry` None means the reviewer's own installer configuration
     (by default PyPI and the npm registry). The submission's configuration is never read.
+    `build_source` is the reviewer's opt-in to build a package that has no usable wheel
+    from its source archive, inside the sandbox with no network (`sourcebuild.py`).
     """
 
     cache_dir: Path
@@ -40,6 +45,8 @@ class InstallSettings:
     python: str = SYSTEM_PYTHON
     max_seconds: float = MAX_INSTALL_SECONDS
     max_bytes: int = MAX_INSTALL_BYTES
+    build_source: bool = False
+    build_seconds: float = MAX_BUILD_SECONDS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] = os.environ) -> InstallSettings:
@@ -50,6 +57,8 @@ class InstallSettings:
             registry=environ.get(ENV_REGISTRY) or None,
             offline=environ.get(ENV_OFFLINE, "") not in ("", "0"),
             python=environ.get(ENV_PYTHON) or SYSTEM_PYTHON,
+            build_source=environ.get(ENV_BUILD_SOURCE, "") not in ("", "0"),
+            build_seconds=_seconds(environ.get(ENV_BUILD_SECONDS), MAX_BUILD_SECONDS),
         )
 
     def with_changes(self, **changes: object) -> InstallSettings:
@@ -65,3 +74,14 @@ class InstallSettings:
             else:
                 environ.pop(key, None)
         environ[ENV_OFFLINE] = "1" if self.offline else ""
+        environ[ENV_BUILD_SOURCE] = "1" if self.build_source else ""
+        environ[ENV_BUILD_SECONDS] = f"{self.build_seconds:g}"
+
+
+def _seconds(text: str | None, default: float) -> float:
+    """A positive number of seconds from an environment variable, else the default."""
+    try:
+        value = float(text) if text else default
+    except ValueError:
+        return default
+    return value if value > 0 else default

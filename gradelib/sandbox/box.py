@@ -210,7 +210,11 @@ def tool(name: str) -> str | None:
 
 
 class Sandbox(AbstractContextManager["Sandbox"]):
-    """A workspace of fresh copies of one submission, and the runs made in them."""
+    """A workspace of fresh copies of one submission, and the runs made in them.
+
+    The opt-in builds from source use it the same way, with an unpacked sdist as the source
+    and the build virtualenv as the environment (`environment/sourcebuild.py`).
+    """
 
     def __init__(
         self,
@@ -263,6 +267,18 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         if self.as_root:
             safefs.chown_tree(target, self.uid, self.uid)
         return target
+
+    def output_folder(self, copy: Path, name: str) -> Path:
+        """An empty folder beside `copy` that runs in that copy may write (a build's wheel), for the kit to read after.
+
+        It is inside the copy's own writable folder (see `writable`), so nothing else becomes writable;
+        the kit must read what it holds as untrusted (links, sizes).
+        """
+        folder = copy.parent / name
+        folder.mkdir(mode=0o711)
+        if self.as_root:
+            os.chown(folder, self.uid, self.uid)
+        return folder
 
     def kit_file(self, name: str, data: bytes) -> Path:
         """Put a kit-provided file (a driver script) where the sandbox user can read it."""

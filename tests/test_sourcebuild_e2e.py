@@ -1,0 +1,359 @@
+"""Builds from source (the reviewer's opt-in) through real uv, a real index and the real sandbox.
+
+A real sdist-only package from PyPI (docopt 0.6.2) is refused without the opt-in and built
+with it; hostile sdists served by a local PEP 503 index on loopback (other projects are
+redirected to PyPI, so setuptools comes from there) try to write outside their folder, to
+reach a loopback detector, to hang, to fail and to plant a `.pth` file. When a registry
+cannot be reached these tests fail with "registry unreachable", never skip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import io
+import json
+import shutil
+import socket
+import tarfile
+import textwrap
+import threading
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from conftest import SAMPLES, write_tree
+
+from gradelib.cli import main
+from gradelib.environment import InstallSettings, prepare
+from gradelib.environment.settings import (
+    ENV_BUILD_SECONDS,
+    ENV_BUILD_SOURCE,
+    ENV_CACHE_DIR,
+    ENV_INDEX_URL,
+    ENV_OFFLINE,
+    ENV_REGISTRY,
+)
+from gradelib.sandbox import Sandbox
+
+pytestmark = pytest.mark.e2e
+
+PYPI = "https://pypi.org/simple/docopt/"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _registry_reachable() -> None:
+    try:
+        with urllib.request.urlopen(PYPI, timeout=20) as answer:
+            answer.read(1)
+    except OSError as exc:
+        pytest.fail(f"registry unreachable: {PYPI}: {exc}")
+
+
+@pytest.fixture(autouse=True)
+def _install_env_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`gradelib.cli.main` exports its install settings into os.environ: undone after each test."""
+    for key in (ENV_BUILD_SECONDS, ENV_BUILD_SOURCE, ENV_CACHE_DIR, ENV_INDEX_URL, ENV_OFFLINE, ENV_REGISTRY):
+        monkeypatch.delenv(key, raising=False)
+
+
+@pytest.fixture(scope="module")
+def online(tmp_path_factory: pytest.TempPathFactory) -> InstallSettings:
+    return InstallSettings(cache_dir=tmp_path_factory.mktemp("srccache"), build_source=True)
+
+
+def test_a_source_only_package_is_refused_naming_it_and_the_opt_in(tmp_path: Path, online: InstallSettings) -> None:
+    root = write_tree(tmp_path / "sub", {"requirements.txt": "docopt==0.6.2\n"})
+    env = prepare(root, online.with_changes(build_source=False))
+    assert env.python is None
+    assert env.error and "docopt" in env.error and "wheels only" in env.error and "--build-source" in env.error
+
+
+def test_the_opt_in_builds_it_in_the_sandbox_and_the_submission_imports_it(
+    tmp_path: Path, online: InstallSettings
+) -> None:
+    root = write_tree(
+        tmp_path / "sub",
+        {
+            "requirements.txt": "docopt==0.6.2\n",
+            "run.sh": "#!/usr/bin/env bash\npython -c 'import docopt; print(docopt.__version__, docopt.__file__)'\n",
+        },
+    )
+    env = prepare(root, online)
+    assert env.error is None, env.error
+    assert env.python is not None and ("docopt", "0.6.2", False) in env.python.packages
+    [built] = env.evidence()["installed"][0]["built_from_source"]
+    assert built["name"] == "docopt" and built["version"] == "0.6.2" and built["sdist"] == "docopt-0.6.2.tar.gz"
+    assert built["isolation"] in ("root-namespaces", "user-namespaces") and built["build_seconds"] > 0
+    assert "built from source in the sandbox" in env.summary()
+    with Sandbox(root, environment=env) as box:
+        result = box.run(["./run.sh"], box.copy("run"))
+    assert result.exit_code == 0, result.stderr
+    version, where = result.stdout.split()
+    assert version == "0.6.2" and where.startswith("<python-env>/python/lib/")
+    manifest = json.loads((env.python.folder / "gradelib-environment.json").read_text())
+    assert [b["name"] for b in manifest["built_from_source"]] == ["docopt"]
+    # An environment built with the opt-in is its own cache entry; a second grading hits it.
+    again = prepare(root, online)
+    assert again.python is not None and again.python.cache_hit and again.python.built == env.python.built
+    assert env.python.key != _key_without_opt_in(root, online)
+
+
+def _key_without_opt_in(root: Path, settings: InstallSettings) -> str:
+    from gradelib.environment import cache, pyinstall, read_declaration
+
+    declaration = read_declaration(root).python
+    assert declaration is not None
+    off = settings.with_changes(build_source=False)
+    return cache.environment_key("python", pyinstall.key_parts(declaration, off))
+
+
+def test_offline_builds_from_the_cache_or_names_what_is_missing(tmp_path: Path, online: InstallSettings) -> None:
+    fetched = write_tree(tmp_path / "fetched", {"requirements.txt": "docopt==0.6.2\n", "run.sh": "true\n"})
+    assert main(["deps", "fetch", str(fetched), "--build-source", "--cache-dir", str(online.cache_dir)]) == 0
+    # Another dependency set, never built: offline, it is built from the cached sdist and build requirements.
+    other = write_tree(tmp_path / "other", {"requirements.txt": "docopt>=0.6,<0.7\n"})
+    env = prepare(other, online.with_changes(offline=True))
+    assert env.error is None, env.error
+    assert env.python is not None and not env.python.cache_hit
+    assert [b["name"] for b in env.python.built] == ["docopt"]
+    empty = online.with_changes(offline=True, cache_dir=tmp_path / "empty-cache")
+    env = prepare(other, empty)
+    assert env.error and "offline" in env.error and "docopt" in env.error
+    assert "deps fetch" in env.error
+
+
+# -- hostile sdists from a local index -------------------------------------------------------
+
+
+def _sdist(name: str, files: dict[str, str]) -> bytes:
+    """A .tar.gz sdist of `name` 1.0 holding these files (and PKG-INFO)."""
+    files = {"PKG-INFO": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n", **files}
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for rel, text in files.items():
+            data = textwrap.dedent(text).lstrip("\n").encode()
+            info = tarfile.TarInfo(f"{name}-1.0/{rel}")
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+class _Index(http.server.BaseHTTPRequestHandler):
+    """A PEP 503 index of hand-made sdists; any other project is redirected to PyPI."""
+
+    files: ClassVar[dict[str, bytes]] = {}
+
+    def do_GET(self) -> None:
+        parts = self.path.strip("/").split("/")
+        if parts[:1] == ["files"] and len(parts) == 2 and parts[1] in self.files:
+            self._answer(200, self.files[parts[1]], "application/octet-stream")
+        elif parts[:1] == ["simple"] and len(parts) == 2:
+            mine = [f for f in self.files if f.rsplit("-", 1)[0] == parts[1]]
+            if not mine:
+                self.send_response(302)
+                self.send_header("Location", f"https://pypi.org/simple/{parts[1]}/")
+                self.end_headers()
+                return
+            links = "".join(
+                f'<a href="../../files/{f}#sha256={hashlib.sha256(self.files[f]).hexdigest()}">{f}</a>\n' for f in mine
+            )
+            self._answer(200, f"<!DOCTYPE html><html><body>\n{links}</body></html>".encode(), "text/html")
+        else:
+            self._answer(404, b"", "text/plain")
+
+    def _answer(self, status: int, body: bytes, kind: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def detector() -> Iterator[tuple[int, list[int]]]:
+    """A loopback TCP listener that counts every connection made to it."""
+    connections: list[int] = []
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            connections.append(1)
+            conn.close()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1], connections
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
+@pytest.fixture
+def index() -> Iterator[tuple[str, dict[str, bytes]]]:
+    """A local index on loopback: (its simple URL, the sdists it serves by file name)."""
+    files: dict[str, bytes] = {}
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("Index", (_Index,), {"files": files}))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/simple", files
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+HOSTILE_SETUP = """
+import os, socket
+import setuptools
+
+for path in {targets!r}:
+    try:
+        with open(path, "w") as handle:
+            handle.write("escaped")
+        print("WROTE", path)
+    except OSError as exc:
+        print("blocked", path, exc)
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=3).close()
+    print("CONNECTED")
+except OSError as exc:
+    print("no network", exc)
+setuptools.setup(name="evilpkg", version="1.0", py_modules=["evilpkg"])
+"""
+
+
+def test_a_hostile_setup_py_builds_in_the_sandbox_with_no_network_and_no_writes_outside(
+    tmp_path: Path, index: tuple[str, dict[str, bytes]], detector: tuple[int, list[int]]
+) -> None:
+    url, files = index
+    port, connections = detector
+    cache_dir = tmp_path / "cache"
+    outside = [str(tmp_path / "pwned"), f"/tmp/gradelib-srcbuild-{uuid.uuid4().hex}", str(cache_dir / "pwned")]
+    files["evilpkg-1.0.tar.gz"] = _sdist(
+        "evilpkg",
+        {"setup.py": HOSTILE_SETUP.format(targets=outside, port=port), "evilpkg.py": "VALUE = 42\n"},
+    )
+    root = write_tree(tmp_path / "sub", {"requirements.txt": "evilpkg==1.0\n"})
+    settings = InstallSettings(cache_dir=cache_dir, index_url=url, build_source=True)
+    env = prepare(root, settings)
+    assert env.error is None, env.error
+    assert env.python is not None and ("evilpkg", "1.0", False) in env.python.packages
+    for path in outside:
+        assert not Path(path).exists(), path
+    assert connections == []  # the build's loopback is its own: the host's detector saw nothing
+    [built] = env.python.built
+    assert any(f"127.0.0.1:{port}" in c for c in built["connections"]), built  # the attempt is evidence
+    with Sandbox(root, environment=env) as box:
+        result = box.run(["python", "-c", "import evilpkg; print(evilpkg.VALUE)"], box.copy("run"))
+    assert result.stdout.strip() == "42", result.stderr
+
+
+IN_TREE_PYPROJECT = """
+[build-system]
+requires = []
+build-backend = "backend"
+backend-path = ["."]
+"""
+
+
+def test_a_failing_or_hanging_build_is_a_clear_error_naming_the_package(
+    tmp_path: Path, index: tuple[str, dict[str, bytes]]
+) -> None:
+    url, files = index
+    files["evilfail-1.0.tar.gz"] = _sdist(
+        "evilfail",
+        {
+            "pyproject.toml": IN_TREE_PYPROJECT,
+            "backend.py": "def build_wheel(outdir, config=None):\n"
+            "    print('compiling the extension')\n"
+            "    raise RuntimeError('gradelib-boom: the compiler is missing')\n",
+        },
+    )
+    files["evilhang-1.0.tar.gz"] = _sdist(
+        "evilhang",
+        {"pyproject.toml": IN_TREE_PYPROJECT, "backend.py": "import time\ndef build_wheel(d, c=None):\n"
+         "    time.sleep(600)\n"},
+    )  # fmt: skip
+    files["evilreq-1.0.tar.gz"] = _sdist(
+        "evilreq",
+        {"pyproject.toml": IN_TREE_PYPROJECT, "backend.py": "def get_requires_for_build_wheel(c=None):\n"
+         "    return ['gradelib-never-installed>=1']\ndef build_wheel(d, c=None):\n    raise SystemExit(9)\n"},
+    )  # fmt: skip
+    settings = InstallSettings(cache_dir=tmp_path / "cache", index_url=url, build_source=True, build_seconds=3)
+    env = prepare(write_tree(tmp_path / "fail", {"requirements.txt": "evilfail==1.0\n"}), settings)
+    assert env.python is None
+    assert env.error and "building evilfail 1.0 from source failed" in env.error
+    assert "gradelib-boom: the compiler is missing" in env.error
+    env = prepare(write_tree(tmp_path / "hang", {"requirements.txt": "evilhang==1.0\n"}), settings)
+    assert env.python is None
+    assert env.error and "building evilhang 1.0 from source took longer than 3 s" in env.error
+    env = prepare(write_tree(tmp_path / "req", {"requirements.txt": "evilreq==1.0\n"}), settings)
+    assert env.error and "building evilreq 1.0 from source failed" in env.error
+    assert "missing build requirements: gradelib-never-installed>=1" in env.error  # refused, not installed
+
+
+PTH_BACKEND = """
+import zipfile
+
+def build_wheel(outdir, config=None):
+    name = "evilpth-1.0-py3-none-any.whl"
+    with zipfile.ZipFile(outdir + "/" + name, "w") as wheel:
+        wheel.writestr("evilpth/__init__.py", "")
+        wheel.writestr("zz-evil.pth", "import os; open({marker!r}, 'w').write('ran on the host')\\n")
+        wheel.writestr("evilpth-1.0.dist-info/METADATA", "Metadata-Version: 2.1\\nName: evilpth\\nVersion: 1.0\\n")
+        info = "Wheel-Version: 1.0\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n"
+        wheel.writestr("evilpth-1.0.dist-info/WHEEL", info)
+        wheel.writestr("evilpth-1.0.dist-info/RECORD", "")
+    return name
+"""
+
+
+def test_a_built_wheel_that_plants_a_pth_file_is_refused_before_uv_runs_it(
+    tmp_path: Path, index: tuple[str, dict[str, bytes]]
+) -> None:
+    url, files = index
+    marker = tmp_path / "pth-ran"
+    files["evilpth-1.0.tar.gz"] = _sdist(
+        "evilpth", {"pyproject.toml": IN_TREE_PYPROJECT, "backend.py": PTH_BACKEND.format(marker=str(marker))}
+    )
+    settings = InstallSettings(cache_dir=tmp_path / "cache", index_url=url, build_source=True)
+    env = prepare(write_tree(tmp_path / "sub", {"requirements.txt": "evilpth==1.0\n"}), settings)
+    assert env.error and "evilpth" in env.error and ".pth" in env.error
+    assert not marker.exists()
+
+
+def test_check_with_a_failed_build_makes_every_line_an_error_naming_it(
+    tmp_path: Path, index: tuple[str, dict[str, bytes]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    url, files = index
+    files["evilfail-1.0.tar.gz"] = _sdist(
+        "evilfail",
+        {"pyproject.toml": IN_TREE_PYPROJECT, "backend.py": "def build_wheel(d, c=None):\n    raise SystemExit(7)\n"},
+    )
+    root = tmp_path / "amara-okafor"
+    shutil.copytree(SAMPLES / "replay" / "amara-okafor", root)
+    (root / "requirements.txt").write_text("evilfail==1.0\n")
+    argv = ["check", "replay", str(root), "--json", "--build-source", "--index-url", url,
+            "--cache-dir", str(tmp_path / "cache")]  # fmt: skip
+    assert main(argv) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [line["outcome"] for line in report["lines"]] == ["error"] * 5
+    assert all("building evilfail 1.0 from source failed" in line["message"] for line in report["lines"])
+    assert "evilfail" in report["environment"]["error"]
