@@ -20,6 +20,7 @@ import textwrap
 import threading
 import urllib.request
 import uuid
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import ClassVar
@@ -152,7 +153,7 @@ class _Index(http.server.BaseHTTPRequestHandler):
         if parts[:1] == ["files"] and len(parts) == 2 and parts[1] in self.files:
             self._answer(200, self.files[parts[1]], "application/octet-stream")
         elif parts[:1] == ["simple"] and len(parts) == 2:
-            mine = [f for f in self.files if f.rsplit("-", 1)[0] == parts[1]]
+            mine = [f for f in self.files if f.split("-", 1)[0] == parts[1]]
             if not mine:
                 self.send_response(302)
                 self.send_header("Location", f"https://pypi.org/simple/{parts[1]}/")
@@ -165,12 +166,19 @@ class _Index(http.server.BaseHTTPRequestHandler):
         else:
             self._answer(404, b"", "text/plain")
 
-    def _answer(self, status: int, body: bytes, kind: str) -> None:
+    def do_HEAD(self) -> None:  # uv asks before it reads a wheel's metadata by range (none offered here)
+        parts = self.path.strip("/").split("/")
+        found = parts[:1] == ["files"] and len(parts) == 2 and parts[1] in self.files
+        body = self.files[parts[1]] if found else b""
+        self._answer(200 if found else 404, body, "application/octet-stream", head=True)
+
+    def _answer(self, status: int, body: bytes, kind: str, *, head: bool = False) -> None:
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if not head:
+            self.wfile.write(body)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -336,6 +344,45 @@ def test_a_built_wheel_that_plants_a_pth_file_is_refused_before_uv_runs_it(
     settings = InstallSettings(cache_dir=tmp_path / "cache", index_url=url, build_source=True)
     env = prepare(write_tree(tmp_path / "sub", {"requirements.txt": "evilpth==1.0\n"}), settings)
     assert env.error and "evilpth" in env.error and ".pth" in env.error
+    assert not marker.exists()
+
+
+def _wheel(name: str, files: dict[str, str]) -> bytes:
+    """A py3-none-any wheel of `name` 1.0 holding these files (and its dist-info)."""
+    info = f"{name}-1.0.dist-info"
+    files = {
+        **files,
+        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n",
+        f"{info}/WHEEL": "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    records = "".join(f"{rel},,\n" for rel in files) + f"{info}/RECORD,,\n"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as wheel:
+        for rel, text in {**files, f"{info}/RECORD": records}.items():
+            wheel.writestr(rel, text)
+    return buffer.getvalue()
+
+
+def test_a_pth_file_in_a_wheel_from_the_index_never_runs_on_the_host(
+    tmp_path: Path, index: tuple[str, dict[str, bytes]]
+) -> None:
+    """Installing and byte-compiling start no interpreter that reads site-packages."""
+    url, files = index
+    marker = tmp_path / "pth-ran"
+    files["evilidx-1.0-py3-none-any.whl"] = _wheel(
+        "evilidx",
+        {
+            "evilidx/__init__.py": "VALUE = 1\n",
+            "zz-evilidx.pth": f"import os; open({str(marker)!r}, 'w').write('ran')\n",
+        },
+    )
+    settings = InstallSettings(cache_dir=tmp_path / "cache", index_url=url)
+    env = prepare(write_tree(tmp_path / "sub", {"requirements.txt": "evilidx==1.0\n"}), settings)
+    assert env.error is None and env.python is not None
+    assert ("evilidx", "1.0") in {(p[0], p[1]) for p in env.python.packages}
+    site = next(env.python.venv.glob("lib/python*/site-packages"))
+    assert (site / "zz-evilidx.pth").is_file()  # installed as the wheel has it: the candidate's runs see it
+    assert list((site / "evilidx" / "__pycache__").glob("__init__.*.pyc"))  # compiled, without running it
     assert not marker.exists()
 
 

@@ -102,7 +102,9 @@ def build(folder: Path, declaration: PythonDeclaration, settings: InstallSetting
     argv = [
         uv, "pip", "install", "--python", str(venv / "bin" / "python"),
         "-r", REQUIREMENTS, "-c", CONSTRAINTS,
-        "--no-build", "--compile-bytecode", "--link-mode", "copy", "--no-python-downloads",
+        # not --compile-bytecode: uv would start the environment's python on this host, and that
+        # runs every .pth file the installed wheels brought (code of the submission's choosing)
+        "--no-build", "--link-mode", "copy", "--no-python-downloads",
         *index_options(settings),
     ]  # fmt: skip
     done = run_capped(argv, cwd=work, env=env, watch=folder, max_seconds=settings.max_seconds,
@@ -112,10 +114,34 @@ def build(folder: Path, declaration: PythonDeclaration, settings: InstallSetting
         done, built = _with_source_builds(done, argv, work, folder, declaration, settings)
     shutil.rmtree(work, ignore_errors=True)
     raise_for(done, settings)
+    compiled = compile_bytecode(venv, folder, settings)
     declared = {r.name.lower().replace("_", "-") for r in declaration.requirements}
     packages = tuple(p for p in installed(venv) if p not in seeded or p[0] in declared)
-    seconds = done.seconds + made.seconds + sum(b.seconds for b in built)
+    seconds = done.seconds + made.seconds + compiled.seconds + sum(b.seconds for b in built)
     return Manifest(key, "python", packages, round(seconds, 2), tuple(b.to_dict() for b in built))
+
+
+def compile_bytecode(venv: Path, folder: Path, settings: InstallSettings) -> Capped:
+    """Byte-compile the installed packages once, so runs on the read-only mount need not.
+
+    By the interpreter the environment was made from, with `-S`: no `site`, so no `.pth` file of
+    an installed package runs here; compiling reads source and writes bytecode, it runs none of it.
+    A file that does not compile (Python 2 leftovers) is skipped, as uv would.
+    """
+    targets = [str(path) for path in sorted(venv.glob("lib/python*/site-packages"))]
+    if not targets:
+        return Capped(0, "", 0.0, over_time=False, over_size=False)
+    done = run_capped(
+        [settings.python, "-I", "-S", "-m", "compileall", "-q", "-j", "0", *targets],
+        cwd=folder,
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
+        watch=folder,
+        max_seconds=settings.max_seconds,
+        max_bytes=settings.max_bytes,
+    )
+    if done.over_time or done.over_size:
+        raise_for(done, settings, "byte-compiling the installed packages")
+    return done
 
 
 def index_options(settings: InstallSettings) -> list[str]:
