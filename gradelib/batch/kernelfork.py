@@ -42,6 +42,13 @@ PRELOAD = (
     "ipykernel.comm",
     "IPython.core.interactiveshell",
     "IPython.core.completer",
+    "IPython.core.completerlib",
+    "IPython.core.debugger",
+    "IPython.core.oinspect",
+    "IPython.extensions.storemagic",
+    "ipykernel.debugger",  # imports debugpy: the largest part of a kernel's start
+    "tornado.platform.asyncio",
+    "tornado.queues",
     "ipywidgets",
     "gradelib.notebook",
     "gradelib.review.panel",
@@ -197,7 +204,10 @@ def main(argv: Sequence[str]) -> int:
     """`python -m gradelib.batch.kernelfork SOCKET_PATH CONTROL_FD`: preload, say ready, serve."""
     path, control_fd = argv[0], int(argv[1])
     control = socket.socket(fileno=control_fd)
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # debugpy's note on frozen modules, once per worker
     _preload()
+    if threading.active_count() != 1:  # forking a process with threads would copy their locks mid-use
+        raise SystemExit("the kernel fork server must be single-threaded: an import started a thread")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)

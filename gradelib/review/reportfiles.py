@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,22 +109,34 @@ def _literal(text: str) -> Any:
 def export_html(notebook: Path) -> Path | None:
     """An HTML copy beside the notebook, readable without Jupyter: outputs and prose, no code or parameters."""
     import nbformat
-    from nbconvert import HTMLExporter
-    from nbconvert.preprocessors import TagRemovePreprocessor
-    from traitlets.config import Config
 
     if not notebook.exists():
         return None
-    config = Config()
-    config.TemplateExporter.exclude_input = True
-    config.TemplateExporter.exclude_input_prompt = True
-    config.TemplateExporter.exclude_output_prompt = True
-    exporter = HTMLExporter(config=config)
-    exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags=set(HIDDEN_IN_HTML)), enabled=True)
-    body, _ = exporter.from_notebook_node(nbformat.read(notebook, as_version=4))
+    body, _ = _html_exporter().from_notebook_node(nbformat.read(notebook, as_version=4))
     target = notebook.with_suffix(".html")
     _atomic_write(target, body)
     return target
+
+
+_EXPORTERS = threading.local()
+
+
+def _html_exporter() -> Any:
+    """This thread's exporter: its templates are compiled once, not once per report."""
+    exporter = getattr(_EXPORTERS, "html", None)
+    if exporter is None:
+        from nbconvert import HTMLExporter
+        from nbconvert.preprocessors import TagRemovePreprocessor
+        from traitlets.config import Config
+
+        config = Config()
+        config.TemplateExporter.exclude_input = True
+        config.TemplateExporter.exclude_input_prompt = True
+        config.TemplateExporter.exclude_output_prompt = True
+        exporter = HTMLExporter(config=config)
+        exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags=set(HIDDEN_IN_HTML)), enabled=True)
+        _EXPORTERS.html = exporter
+    return exporter
 
 
 @dataclass(frozen=True)
