@@ -4,7 +4,8 @@
     .venv/bin/python benchmarks/cohort.py --quick    # generated cohort of 10
     .venv/bin/python benchmarks/cohort.py --size 40 --jobs 2 --keep /tmp/bench
 
-Prints a side-by-side table and ends with one line `cohort of N: kit/floor ratio R`
+Prints a side-by-side table and ends with one line
+`cohort of N: kit/floor ratio R; kit/bare-parallel ratio S`
 (see benchmarks/README.md for what each figure means).
 """
 
@@ -520,7 +521,14 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         if notebook and Path(notebook).exists():
             units["export"][takehome] = measure.export_unit(Path(notebook))
             units.setdefault("worker", measure.worker_startup_unit(Path(notebook)))
+    dependencies = None
+    if not args.quick and args.deps_size:
+        import deps  # the SDK-based samples as their own cohort: install cold and warm, graded warm
+
+        log(f"dependency cohort of {args.deps_size}: install cold, warm, grade, floor")
+        dependencies = deps.run(args.deps_size, jobs, work / "deps")
     return {
+        "dependencies": dependencies,
         "cores": ncores,
         "jobs": jobs,
         "extra_jobs": args.extra_jobs,
@@ -535,7 +543,7 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Parse, measure, print; the last line is `cohort of N: kit/floor ratio R`."""
+    """Parse, measure, print; the last line is `cohort of N: kit/floor ratio R; kit/bare-parallel ratio S`."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--size", type=int, default=None, help=f"generated submissions (default {DEFAULT_SIZE})")
     parser.add_argument(
@@ -551,7 +559,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--extra-jobs",
         type=int,
         default=None,
-        help="grade the generated cohort once more with this many jobs (default: the cores, if not --jobs; 0: skip)",
+        help="grade the generated cohort once more with this many jobs (default 0: skip; e.g. the cores)",
+    )
+    parser.add_argument(
+        "--deps-size",
+        type=int,
+        default=20,
+        help="copies in the dependency cohort of the SDK-based samples (full run only; 0 skips it)",
     )
     parser.add_argument("--keep", type=Path, help="keep the cohort, reports and results.json in this folder")
     args = parser.parse_args(argv)
@@ -559,8 +573,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.size = QUICK_SIZE if args.quick else DEFAULT_SIZE
     if args.size < 1 or args.jobs < 1:
         parser.error("--size and --jobs must be at least 1")
-    if args.extra_jobs is None:
-        args.extra_jobs = cores() if cores() != args.jobs else 0
+    if args.extra_jobs is None or args.extra_jobs == args.jobs:
+        args.extra_jobs = 0
     started = time.perf_counter()
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
@@ -575,11 +589,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.keep:
         (args.keep / "results.json").write_text(json.dumps(results, indent=2), encoding="utf-8")
     print(report(results))
-    final = results["columns"][results["final"]]
-    kit, floor_computed = final["grade"]["wall_seconds"], final["floor"]["computed"]
+    if results.get("dependencies"):
+        print("\nDEPENDENCY COHORT (benchmarks/deps.py)\n" + results["dependencies"])
     print(f"(benchmark ran {results['total_seconds'] / 60:.1f} min)")
-    print(f"cohort of {args.size}: kit/floor ratio {kit / floor_computed:.2f}")
+    print(last_line(results))
     return 0
+
+
+def last_line(results: dict[str, Any]) -> str:
+    """`cohort of N: kit/floor ratio R; kit/bare-parallel ratio S`, the line scripts read.
+
+    S is the kit's wall time over the bare programs' with as many workers as the kit's jobs.
+    """
+    final = results["columns"][results["final"]]
+    kit, floor_figures = final["grade"]["wall_seconds"], final["floor"]
+    bare = floor_figures.get("parallel_jobs") or floor_figures["parallel_measured"]
+    return (
+        f"cohort of {results['size']}: kit/floor ratio {kit / floor_figures['computed']:.2f};"
+        f" kit/bare-parallel ratio {kit / bare:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -86,3 +86,13 @@ def test_floor_runs_one_bare_command_for_every_sandboxed_run_of_the_kit(takehome
         [c["label"] for c in bare["commands"]],
         kit["sandbox"]["runs"],
     )
+
+
+def test_the_last_line_holds_both_ratios_against_the_bare_programs_at_the_kits_parallelism() -> None:
+    cohort = _load("cohort")
+    floor = {"computed": 50.0, "parallel_measured": 60.0, "parallel_jobs": 40.0}
+    results = {"size": 100, "jobs": 4, "cores": 2, "final": "generated 100"}
+    results["columns"] = {"generated 100": {"grade": {"wall_seconds": 50.0}, "floor": floor}}
+    assert cohort.last_line(results) == "cohort of 100: kit/floor ratio 1.00; kit/bare-parallel ratio 1.25"
+    floor["parallel_jobs"] = None  # as many jobs as cores: the pool of `cores` is the bare run at equal footing
+    assert cohort.last_line(results).endswith("kit/bare-parallel ratio 0.83")
