@@ -480,7 +480,7 @@ class _Call:
             parent.settimeout(30)
             started = time.monotonic()
             proc = subprocess.Popen(
-                [sys.executable, "-I", nsinit.__file__, json.dumps(config), str(child.fileno())],
+                [sys.executable, "-I", "-S", nsinit.__file__, json.dumps(config), str(child.fileno())],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
