@@ -79,6 +79,7 @@ def execute(
     """
     import papermill  # slow to import; only the workers need it
 
+    from gradelib.batch import engine
     from gradelib.review.reportfiles import BATCH_ONLY, prepare_for_reviewers
 
     try:
@@ -90,6 +91,7 @@ def execute(
                 str(target),
                 parameters=dict(parameters),
                 kernel_name=KERNEL,
+                engine_name=engine.register(),
                 progress_bar=False,
                 log_output=False,
                 execution_timeout=CELL_TIMEOUT,
