@@ -59,12 +59,12 @@ def test_a_forked_kernel_is_its_own_process_with_the_notebooks_folder_environmen
     second = _run(tmp_path, "second", True, monkeypatch)
     plain = _run(tmp_path, "plain", False, monkeypatch)
     server = kernelfork.SERVER
-    assert server._proc is not None  # noqa: SLF001
+    assert server._proc is not None
     for words, name in ((first, "first"), (second, "second")):
         assert words["probe"] == name  # each kernel got its own notebook's environment
         assert words["cwd"] == str(tmp_path / name)  # and folder
         assert words["preloaded"] == "True"  # forked from the server that imported the kit
-        assert words["ppid"] == str(server._proc.pid)  # noqa: SLF001
+        assert words["ppid"] == str(server._proc.pid)
         assert "to the log" in words["log"]  # and its stderr went to its own log
         assert "Ctrl-C will not work" not in words["log"]  # ipykernel knows its parent
     assert first["pid"] != second["pid"]  # a new process per notebook, never a reused kernel

@@ -20,7 +20,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,7 +31,7 @@ from typing import IO, Any, Literal
 from gradelib.environment import Environment
 from gradelib.environment.nodeinstall import NODE_MODULES
 from gradelib.errors import SandboxUnavailable
-from gradelib.sandbox import connlog, diskcap, nsinit, safefs
+from gradelib.sandbox import connlog, diskcap, launched, nsinit, safefs
 from gradelib.sandbox.dnslog import RESOLV_CONF, DnsLog
 from gradelib.sandbox.masking import mask
 
@@ -479,15 +478,8 @@ class _Call:
             stack.callback(parent.close)
             parent.settimeout(30)
             started = time.monotonic()
-            proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", nsinit.__file__, json.dumps(config), str(child.fileno())],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                pass_fds=(child.fileno(),),
-                start_new_session=True,
-                env={"PATH": SANDBOX_PATH},  # the reviewer's environment stops here, even for /proc/1/environ
-            )
+            # the reviewer's environment stops here, even for /proc/1/environ
+            proc = launched.start_nsinit(nsinit.__file__, json.dumps(config), child, {"PATH": SANDBOX_PATH})
             child.close()
             stack.callback(_reap, proc)
             message, fds = _receive(parent)
@@ -656,7 +648,7 @@ def link_node_modules(copy: Path, installed: Path) -> None:
 
 
 def _watch(
-    proc: subprocess.Popen[bytes],
+    proc: launched.Process,
     deadline: float,
     stop_when: Callable[[], bool] | None,
     captures: Sequence[_Capture],
@@ -688,7 +680,7 @@ def _kill(pid: int, isolate: bool) -> None:
             os.killpg(pid, signal.SIGKILL)
 
 
-def _reap(proc: subprocess.Popen[bytes]) -> None:
+def _reap(proc: launched.Process) -> None:
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)

@@ -1,0 +1,215 @@
+"""The kit's side of the launcher (``launcher.py``): start it once per process, ask it for each run.
+
+`start_nsinit` gives a handle with the part of `subprocess.Popen`'s interface the sandbox uses
+(`pid`, `stdout`, `stderr`, `poll`, `wait`); when the launcher cannot be used it starts nsinit
+as a new interpreter, exactly as before.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from gradelib.sandbox import launcher
+
+ENV_DISABLE = "GRADELIB_SANDBOX_LAUNCHER"  # "0": every run starts nsinit as a new interpreter
+START_SECONDS = 30.0
+INTERPRETER_FLAGS = ("-I", "-S")  # nsinit's own: isolated, no site-packages
+
+
+def enabled() -> bool:
+    """Whether runs are forked by the launcher (default) rather than started as new interpreters."""
+    return os.environ.get(ENV_DISABLE, "1").strip().lower() not in ("0", "no", "false", "off")
+
+
+class LaunchedProcess:
+    """One nsinit forked by the launcher: its pid, its output pipes, and its exit code once it has one."""
+
+    def __init__(self, conn: socket.socket, pid: int, stdout: IO[bytes], stderr: IO[bytes], rest: bytes) -> None:
+        self._conn, self._buffer = conn, rest
+        self._lock = threading.Lock()
+        self.pid, self.stdout, self.stderr = pid, stdout, stderr
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """The exit code if nsinit has exited, else None."""
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            return self.wait(timeout=0)
+        return None
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Block until nsinit has exited (at most `timeout` seconds); its exit code."""
+        with self._lock:
+            if self.returncode is None:
+                self._conn.settimeout(timeout)
+                try:
+                    self._read_exit()
+                except (TimeoutError, BlockingIOError):
+                    raise subprocess.TimeoutExpired("nsinit", timeout or 0.0) from None
+            return self.returncode if self.returncode is not None else -1
+
+    def _read_exit(self) -> None:
+        while b"\n" not in self._buffer:
+            chunk = self._conn.recv(4096)
+            if not chunk:  # the launcher is gone, and its children with it (they die with their parent)
+                self.returncode = -signal.SIGKILL
+                self._conn.close()
+                return
+            self._buffer += chunk
+        line, _, self._buffer = self._buffer.partition(b"\n")
+        self.returncode = int(json.loads(line).get("exit", -1))
+        self._conn.close()
+
+
+class Launcher:
+    """This process's launcher: started on first use, restarted if it died, stopped at exit."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._control: int | None = None
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._path = ""
+
+    def path(self, env: dict[str, str]) -> str | None:
+        """The launcher's socket, starting it if needed; None when it cannot start."""
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                return self._path
+            self._stop()
+            try:
+                return self._start(env)
+            except (OSError, TimeoutError, ConnectionError):
+                self._stop()
+                return None
+
+    def _start(self, env: dict[str, str]) -> str:
+        self._folder = tempfile.TemporaryDirectory(prefix="gradelib-launcher-", ignore_cleanup_errors=True)
+        self._path = str(Path(self._folder.name) / "socket")
+        theirs, ours = os.pipe()  # the launcher reads EOF on its end when this process is gone
+        ready_read, ready_write = os.pipe()
+        try:
+            self._proc = subprocess.Popen(
+                [sys.executable, *INTERPRETER_FLAGS, launcher.__file__, self._path, str(theirs)],
+                stdin=subprocess.DEVNULL,
+                stdout=ready_write,
+                stderr=subprocess.DEVNULL,
+                pass_fds=(theirs,),
+                start_new_session=True,
+                env=env,
+            )
+        finally:
+            os.close(theirs)
+            os.close(ready_write)
+        self._control = ours
+        with os.fdopen(ready_read, "rb") as ready:
+            os.set_blocking(ready.fileno(), True)
+            line = _read_line(ready.fileno(), START_SECONDS)
+        if line != b"ready":
+            raise ConnectionError("the sandbox launcher did not start")
+        return self._path
+
+    def _stop(self) -> None:
+        if self._control is not None:
+            os.close(self._control)
+            self._control = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def close(self) -> None:
+        """Stop the launcher (and any run it still has)."""
+        with self._lock:
+            self._stop()
+
+
+def _read_line(fd: int, seconds: float) -> bytes:
+    import select
+
+    data = b""
+    while b"\n" not in data:
+        ready, _, _ = select.select([fd], [], [], seconds)
+        if not ready:
+            raise TimeoutError("no answer")
+        chunk = os.read(fd, 64)
+        if not chunk:
+            break
+        data += chunk
+    return data.strip()
+
+
+Process = LaunchedProcess | subprocess.Popen[bytes]  # what the sandbox waits on, reads and kills
+
+LAUNCHER = Launcher()
+atexit.register(LAUNCHER.close)
+
+
+def start_nsinit(nsinit_file: str, config: str, control: socket.socket, env: dict[str, str]) -> Process:
+    """nsinit for one run, with `control` as its control socket: forked by the launcher when it can be."""
+    path = LAUNCHER.path(env) if enabled() else None
+    if path is not None:
+        with contextlib.suppress(OSError, ConnectionError, ValueError):
+            return _forked(path, config, control)
+    return subprocess.Popen(
+        [sys.executable, *INTERPRETER_FLAGS, nsinit_file, config, str(control.fileno())],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(control.fileno(),),
+        start_new_session=True,
+        env=env,  # the reviewer's environment stops here, even for /proc/1/environ
+    )
+
+
+def _forked(path: str, config: str, control: socket.socket) -> LaunchedProcess:
+    out_read, out_write = os.pipe()
+    err_read, err_write = os.pipe()
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        conn.settimeout(START_SECONDS)
+        conn.connect(path)
+        fds = [control.fileno(), out_write, err_write]
+        conn.sendmsg([config.encode() + b"\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(_ints(fds)))])
+        reply = b""
+        while b"\n" not in reply:
+            chunk = conn.recv(4096)
+            if not chunk:
+                raise ConnectionError("the sandbox launcher closed the connection")
+            reply += chunk
+    except BaseException:
+        conn.close()
+        for fd in (out_read, err_read):
+            os.close(fd)
+        raise
+    finally:
+        os.close(out_write)
+        os.close(err_write)
+    line, _, rest = reply.partition(b"\n")
+    pid = int(json.loads(line)["pid"])
+    return LaunchedProcess(
+        conn, pid, os.fdopen(out_read, "rb", buffering=0), os.fdopen(err_read, "rb", buffering=0), rest
+    )
+
+
+def _ints(values: Sequence[int]) -> Any:
+    import array
+
+    return array.array("i", values)
