@@ -14,7 +14,7 @@ from gradelib import batch, takehomes
 from gradelib.batch import GradeOutcome
 from gradelib.batch.preflight import preflight
 from gradelib.cohort import demo, summary
-from gradelib.display import render
+from gradelib.display import render, safetext
 from gradelib.environment import InstallSettings
 from gradelib.environment.fetch import fetch
 from gradelib.errors import GradelibError
@@ -151,7 +151,9 @@ class _Progress:
         else:
             total_text = "awaiting review" if outcome.total is None else f"total {outcome.total:g}"
             line = f"ok ({outcome.seconds:.0f} s), {total_text}: {outcome.html or outcome.notebook}"
-        self.bar.write(f"{outcome.takehome or '?'}/{render.plain(outcome.label)}: {render.plain(line)}")
+        self.bar.write(
+            f"{outcome.takehome or '?'}/{safetext.terminal_text(outcome.label)}: {safetext.terminal_text(line)}"
+        )
         self.bar.update(1)
 
     def close(self) -> None:
@@ -161,7 +163,9 @@ class _Progress:
 
 def _deps(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    found = fetch(args.paths, settings, progress=lambda item: print(render.plain(item.describe()), flush=True))
+    found = fetch(
+        args.paths, settings, progress=lambda item: print(safetext.terminal_text(item.describe()), flush=True)
+    )
     failed = [item for item in found if item.error or (item.environment and item.environment.error)]
     print(f"{len(found)} submission(s), {len(failed)} with problems; cache: {settings.cache_dir}")
     return 1 if failed else 0
@@ -183,7 +187,7 @@ def _grade(args: argparse.Namespace) -> int:
             reveal=args.reveal,
             progress=progress,
             scheduler=args.scheduler,
-            notice=lambda message: print(f"gradelib: {render.plain(message)}", file=sys.stderr),
+            notice=lambda message: print(f"gradelib: {safetext.terminal_text(message)}", file=sys.stderr),
         )
     finally:
         progress.close()
@@ -204,7 +208,7 @@ def _queue(args: argparse.Namespace) -> int:
     if not pending:
         print(f"nothing left for {args.reviewer} to score")
     for item in pending:
-        print(f"{item.takehome}/{render.plain(item.label)}: {', '.join(item.lines)}  {item.notebook or ''}")
+        print(f"{item.takehome}/{safetext.terminal_text(item.label)}: {', '.join(item.lines)}  {item.notebook or ''}")
     return 0
 
 

@@ -24,7 +24,8 @@ import pandas as pd
 
 from gradelib import takehomes
 from gradelib.cohort.agreement import LineKey, Rating
-from gradelib.display.render import STYLE, Html, esc
+from gradelib.display.render import STYLE, Html
+from gradelib.display.safetext import html_visible
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, LineRow, RunRow, ScoreEntry, SubmissionRow
 from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
@@ -167,9 +168,11 @@ class Cohort:
         counts = ", ".join(f"{t}: {sum(e.submission.takehome == t for e in self.entries)}" for t in self.rubric_lines)
         reviewers = sorted({r.reviewer for r in self.ratings})
         body = (
-            f"<b>Cohort summary</b>: {esc(self.filters.describe())}<br>gradebook <code>{esc(self.gradebook)}</code>"
-            f"<br>{len(self.entries)} submission(s) ({esc(counts or 'none')}); {len(self.ratings)} current reviewer"
-            f" score(s) from {len(reviewers)} reviewer(s) ({esc(', '.join(reviewers) or 'none yet')})"
+            f"<b>Cohort summary</b>: {html_visible(self.filters.describe())}<br>gradebook <code>"
+            f"{html_visible(self.gradebook)}</code>"
+            f"<br>{len(self.entries)} submission(s) ({html_visible(counts or 'none')}); "
+            f"{len(self.ratings)} current reviewer"
+            f" score(s) from {len(reviewers)} reviewer(s) ({html_visible(', '.join(reviewers) or 'none yet')})"
         )
         if not self.entries:
             body += "<br><i>No submission matches this selection.</i>"
