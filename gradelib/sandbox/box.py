@@ -406,18 +406,18 @@ class _Call:
             ] + command
         return command
 
-    def _limits(self, isolate: bool) -> dict[str, int]:
+    def _limits(self, isolate: bool) -> nsinit.RunLimits:
         processes = self.limits.processes
         if not self.box.as_root:
             # RLIMIT_NPROC counts all of this user's processes, not only the sandbox's.
             processes += sum(1 for name in os.listdir("/proc") if name.isdigit())
-        return {
-            "cpu_seconds": self.limits.cpu_seconds,
-            "memory_bytes": self.limits.memory_bytes,
-            "processes": processes,
-            "file_bytes": self.limits.file_bytes,
-            "open_files": self.limits.open_files,
-        }
+        return nsinit.RunLimits(
+            cpu_seconds=self.limits.cpu_seconds,
+            memory_bytes=self.limits.memory_bytes,
+            processes=processes,
+            file_bytes=self.limits.file_bytes,
+            open_files=self.limits.open_files,
+        )
 
     def start(self, isolate: bool, stop_when: Callable[[], bool] | None) -> RunResult | None:
         """Run once; None when namespaces were refused (self.refusal says why)."""
@@ -438,33 +438,33 @@ class _Call:
                     local[service.name], ports[service.name] = sock, sock.getsockname()[1]
             else:
                 ports = {service.name: service.port for service in self.services}
-            listen = [{"name": s.name, "port": s.port, "protocol": "tcp"} for s in self.services]
-            listen.append({"name": "dns", "port": 53, "protocol": "udp"})
+            listen = [nsinit.Listener(s.name, s.port, "tcp") for s in self.services]
+            listen.append(nsinit.Listener("dns", 53, "udp"))
             argv = self._command(isolate, trace)
-            config = {
-                "isolate": isolate,
-                "as_root": self.box.as_root,
-                "listen": listen,
-                "resolv_conf": str(resolv),
-                "root_dir": str(root_dir),
-                "writable": self.box.writable(self.cwd, self.scratch),
-                "read_only": self.box.environment.read_only_paths() + self._kit_folder(),
-                "tmp": str(self.scratch / "tmp") if self.box.disk.bounded else None,
-                "cwd": str(self.cwd),
-                "argv": argv,
-                "traced": argv[0] == tool("strace"),
-                "env": self._environment(ports),
-                "limits": self._limits(isolate),
-                "umask": self.umask,
-                "cpus": list(self.cpus) if self.cpus else None,
-                "hostname": self.hostname,
-            }
+            config = nsinit.InitConfig(
+                isolate=isolate,
+                as_root=self.box.as_root,
+                listen=tuple(listen),
+                resolv_conf=str(resolv),
+                root_dir=str(root_dir),
+                writable=tuple(self.box.writable(self.cwd, self.scratch)),
+                read_only=tuple(self.box.environment.read_only_paths() + self._kit_folder()),
+                tmp=str(self.scratch / "tmp") if self.box.disk.bounded else None,
+                cwd=str(self.cwd),
+                argv=tuple(argv),
+                traced=argv[0] == tool("strace"),
+                env=self._environment(ports),
+                limits=self._limits(isolate),
+                umask=self.umask,
+                cpus=tuple(self.cpus) if self.cpus else None,
+                hostname=self.hostname,
+            )
             parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
             stack.callback(parent.close)
             parent.settimeout(30)
             started = time.monotonic()
             proc = subprocess.Popen(
-                [sys.executable, "-I", nsinit.__file__, json.dumps(config), str(child.fileno())],
+                [sys.executable, "-I", nsinit.__file__, config.to_json(), str(child.fileno())],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
