@@ -60,6 +60,14 @@ def _servers() -> dict[str, str]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gradelib", description="Grade hiring take-homes by re-running them.")
     sub = parser.add_subparsers(dest="command", required=True)
+    _grading_commands(sub)
+    _review_commands(sub)
+    _team_commands(sub)
+    return parser
+
+
+def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`check`, `grade` and `deps`: running submissions."""
     check = sub.add_parser("check", help="check one submission and print its rubric lines")
     check.add_argument("takehome", choices=takehomes.names())
     check.add_argument("path", type=Path, help="a folder, .zip, .tar.gz or git bundle")
@@ -80,6 +88,10 @@ def _parser() -> argparse.ArgumentParser:
     deps.add_argument("action", choices=("fetch",))
     deps.add_argument("paths", nargs="+", type=Path, help="submissions, or folders of them")
     _install_options(deps)
+
+
+def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`queue`, `export`, `import`, `tables` and `anchor`: reviewers' scores in the gradebook."""
     queue = sub.add_parser("queue", help="what a reviewer still has to score, in their own stable order")
     queue.add_argument("--reviewer", required=True)
     queue.add_argument("--takehome", choices=takehomes.names())
@@ -104,6 +116,10 @@ def _parser() -> argparse.ArgumentParser:
     anchor.add_argument("labels", nargs="*", help='blind labels ("Submission #3" or 3) or names')
     anchor.add_argument("--takehome", choices=takehomes.names(), help="needed to add or remove")
     anchor.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+
+
+def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """What a hiring team runs around grading: `handout`, `summary`, `demo`, each take-home's servers."""
     out = sub.add_parser("handout", help="write what a hiring team sends to candidates")
     out.add_argument("takehome", choices=takehomes.names())
     out.add_argument("dest", type=Path)
@@ -118,7 +134,6 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="enter demo reviewer scores (the sample cohort; see --help)", add_help=False)
     for name, plugin in _servers().items():
         sub.add_parser(name, help=f"run the {plugin} take-home's {name} server standalone (see --help)", add_help=False)
-    return parser
 
 
 def _check(args: argparse.Namespace) -> int:
