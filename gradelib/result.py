@@ -17,7 +17,11 @@ TIERS: tuple[Tier, ...] = ("weak", "acceptable", "strong")
 
 @dataclass(frozen=True)
 class LineResult:
-    """One rubric line as the kit checked it."""
+    """One rubric line as the kit checked it: from the checks, through the gradebook, to review and cohort.
+
+    A line read back from the gradebook also says where it is stored (`run_id`, `position`);
+    where a line is stored is not part of what it is, so equality ignores those two.
+    """
 
     id: str
     outcome: Outcome
@@ -26,12 +30,32 @@ class LineResult:
     points: float | None = None
     max_points: float | None = None
     tier: Tier | None = None
+    run_id: int | None = field(default=None, compare=False)  # the gradebook run it was stored with
+    position: int | None = field(default=None, compare=False)  # its place in that run's report
 
     def __post_init__(self) -> None:
         # Candidate text (file names, output) can hold undecodable bytes and control characters;
         # a result must still be one readable line, valid UTF-8 JSON, storable and printable.
         object.__setattr__(self, "message", one_line(self.message))
         object.__setattr__(self, "evidence", valid_utf8(dict(self.evidence)))
+
+    @property
+    def line_id(self) -> str:
+        """The rubric line's id (the gradebook's and the reviewers' name for `id`)."""
+        return self.id
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LineResult:
+        """A line back from `to_dict` (the `--json` shape of a line)."""
+        return cls(
+            id=str(data["id"]),
+            outcome=data["outcome"],
+            message=str(data.get("message") or ""),
+            evidence=dict(data.get("evidence") or {}),
+            points=data.get("points"),
+            max_points=data.get("max_points"),
+            tier=data.get("tier"),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The line in the shape of TAKEHOMES.md."""

@@ -27,7 +27,8 @@ from gradelib.cohort.agreement import LineKey, Rating
 from gradelib.display.render import STYLE, Html
 from gradelib.display.safetext import html_visible
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
-from gradelib.gradebook import DEFAULT_PATH, Gradebook, LineRow, RunRow, ScoreEntry, SubmissionRow
+from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, SubmissionRow
+from gradelib.result import LineResult
 from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
 
 KIT_ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout, when the kit runs from one
@@ -123,13 +124,13 @@ class Entry:
 
     submission: SubmissionRow
     run: RunRow | None  # the latest graded run, else the latest run of any status
-    lines: Mapping[str, LineRow]  # the kit's results of that run, by line id
+    lines: Mapping[str, LineResult]  # the kit's results of that run, by line id
     scores: Mapping[tuple[str, str], ScoreEntry]  # (line_id, reviewer) -> current entry
     report: str | None  # the HTML report, relative to the summary's folder
     anchor: bool = False  # a calibration anchor: every reviewer scores it
 
     @property
-    def line_results(self) -> Mapping[str, LineRow]:
+    def line_results(self) -> Mapping[str, LineResult]:
         """The kit's line results by id (what a take-home's failure modes read)."""
         return self.lines
 
@@ -302,7 +303,7 @@ def _ratings(entry: Entry, lines: Sequence[RubricLine]) -> list[Rating]:
     return ratings
 
 
-def _needs_human(kit: LineRow | None) -> bool:
+def _needs_human(kit: LineResult | None) -> bool:
     return kit is None or kit.outcome in UNDECIDED or kit.points is None
 
 
