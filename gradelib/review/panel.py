@@ -15,6 +15,7 @@ from gradelib.display.safetext import clipped_text, html_visible
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, utc_now
 from gradelib.intake import ingest
+from gradelib.result import LineResult
 from gradelib.review import labhooks
 from gradelib.review.rubric import Rubric, default_rubric, load_rubric
 from gradelib.review.scoretable import (
@@ -144,7 +145,7 @@ def scoring_panel(
     reviewer: str | None = None,
     headless: bool | None = None,
     reveal: bool | None = None,
-    lines: Sequence[Any] | None = None,
+    lines: Sequence[LineResult] | None = None,
 ) -> Any:
     """The scoring panel for one submission; headless (papermill), the read-only table instead.
 
@@ -189,7 +190,7 @@ class ScoringPanel(widgets.VBox):
         *,
         reviewer: str | None = None,
         reveal: bool = False,
-        lines: Sequence[Any] | None = None,
+        lines: Sequence[LineResult] | None = None,
     ) -> None:
         with Gradebook(Path(gradebook_path)) as gradebook:
             review = review_lines(rubric, lines if lines is not None else gradebook.latest_lines(takehome, name))

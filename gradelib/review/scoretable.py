@@ -17,6 +17,7 @@ from typing import Any
 from gradelib.display.render import STYLE, Html, badge
 from gradelib.display.safetext import clipped_text, html_visible
 from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
+from gradelib.result import LineResult
 from gradelib.review.rubric import Rubric
 from gradelib.review.scoring import ReviewLine, review_lines
 
@@ -67,7 +68,7 @@ def current_table(
     rubric: Rubric,
     *,
     reveal: bool = False,
-    lines: Sequence[Any] | None = None,
+    lines: Sequence[LineResult] | None = None,
     viewer: str | None = None,
     taken: str | None = None,
 ) -> Html:
