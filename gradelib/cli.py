@@ -14,7 +14,7 @@ from gradelib import batch, takehomes
 from gradelib.batch import GradeOutcome
 from gradelib.batch.preflight import preflight
 from gradelib.cohort import demo, summary
-from gradelib.display import render
+from gradelib.display import render, safetext
 from gradelib.environment import InstallSettings
 from gradelib.environment.fetch import fetch
 from gradelib.errors import GradelibError
@@ -68,6 +68,14 @@ def _servers() -> dict[str, str]:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gradelib", description="Grade hiring take-homes by re-running them.")
     sub = parser.add_subparsers(dest="command", required=True)
+    _grading_commands(sub)
+    _review_commands(sub)
+    _team_commands(sub)
+    return parser
+
+
+def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`check`, `grade` and `deps`: running submissions."""
     check = sub.add_parser("check", help="check one submission and print its rubric lines")
     check.add_argument("takehome", choices=takehomes.names())
     check.add_argument("path", type=Path, help="a folder, .zip, .tar.gz or git bundle")
@@ -88,6 +96,10 @@ def _parser() -> argparse.ArgumentParser:
     deps.add_argument("action", choices=("fetch",))
     deps.add_argument("paths", nargs="+", type=Path, help="submissions, or folders of them")
     _install_options(deps)
+
+
+def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """`queue`, `export`, `import`, `tables` and `anchor`: reviewers' scores in the gradebook."""
     queue = sub.add_parser("queue", help="what a reviewer still has to score, in their own stable order")
     queue.add_argument("--reviewer", required=True)
     queue.add_argument("--takehome", choices=takehomes.names())
@@ -112,6 +124,10 @@ def _parser() -> argparse.ArgumentParser:
     anchor.add_argument("labels", nargs="*", help='blind labels ("Submission #3" or 3) or names')
     anchor.add_argument("--takehome", choices=takehomes.names(), help="needed to add or remove")
     anchor.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+
+
+def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """What a hiring team runs around grading: `handout`, `summary`, `demo`, each take-home's servers."""
     out = sub.add_parser("handout", help="write what a hiring team sends to candidates")
     out.add_argument("takehome", choices=takehomes.names())
     out.add_argument("dest", type=Path)
@@ -126,7 +142,6 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("demo", help="enter demo reviewer scores (the sample cohort; see --help)", add_help=False)
     for name, plugin in _servers().items():
         sub.add_parser(name, help=f"run the {plugin} take-home's {name} server standalone (see --help)", add_help=False)
-    return parser
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -159,7 +174,9 @@ class _Progress:
         else:
             total_text = "awaiting review" if outcome.total is None else f"total {outcome.total:g}"
             line = f"ok ({outcome.seconds:.0f} s), {total_text}: {outcome.html or outcome.notebook}"
-        self.bar.write(f"{outcome.takehome or '?'}/{render.plain(outcome.label)}: {render.plain(line)}")
+        self.bar.write(
+            f"{outcome.takehome or '?'}/{safetext.terminal_text(outcome.label)}: {safetext.terminal_text(line)}"
+        )
         self.bar.update(1)
 
     def close(self) -> None:
@@ -169,7 +186,9 @@ class _Progress:
 
 def _deps(args: argparse.Namespace) -> int:
     settings = _settings(args)
-    found = fetch(args.paths, settings, progress=lambda item: print(render.plain(item.describe()), flush=True))
+    found = fetch(
+        args.paths, settings, progress=lambda item: print(safetext.terminal_text(item.describe()), flush=True)
+    )
     failed = [item for item in found if item.error or (item.environment and item.environment.error)]
     print(f"{len(found)} submission(s), {len(failed)} with problems; cache: {settings.cache_dir}")
     return 1 if failed else 0
@@ -191,7 +210,7 @@ def _grade(args: argparse.Namespace) -> int:
             reveal=args.reveal,
             progress=progress,
             scheduler=args.scheduler,
-            notice=lambda message: print(f"gradelib: {render.plain(message)}", file=sys.stderr),
+            notice=lambda message: print(f"gradelib: {safetext.terminal_text(message)}", file=sys.stderr),
         )
     finally:
         progress.close()
@@ -212,7 +231,7 @@ def _queue(args: argparse.Namespace) -> int:
     if not pending:
         print(f"nothing left for {args.reviewer} to score")
     for item in pending:
-        print(f"{item.takehome}/{render.plain(item.label)}: {', '.join(item.lines)}  {item.notebook or ''}")
+        print(f"{item.takehome}/{safetext.terminal_text(item.label)}: {', '.join(item.lines)}  {item.notebook or ''}")
     return 0
 
 

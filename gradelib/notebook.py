@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import takehomes
-from gradelib.display import render
+from gradelib.display import render, safetext
 from gradelib.errors import GradelibError
 from gradelib.intake import ingest
 from gradelib.result import LineResult, Report
@@ -114,11 +114,9 @@ class NotebookGrading:
 
     def show(self, line: LineResult | str) -> render.Html:
         """A line's card (by id, or a result), titled from the rubric; a judgment line shows the note."""
-        from gradelib.display import safetext
-
         result = self.line(line) if isinstance(line, str) else line
         if result.id in NOTE_LINES and self.takehome == "payments":
-            return safetext.note_card(result, self.title(result.id))
+            return render.note_card(result, self.title(result.id))
         return render.line_html(result, self.title(result.id))
 
     def header(self) -> render.Html:
@@ -130,10 +128,11 @@ class NotebookGrading:
             )
         else:
             digest = ingest.digest(self.submission)[:16] if self.submission and self.submission.exists() else "?"
-            where = f"Running the checks now, in the sandbox (digest <code>{render.esc(digest)}</code>)."
+            where = f"Running the checks now, in the sandbox (digest <code>{safetext.html_visible(digest)}</code>)."
         return render.Html(
-            f"{render.STYLE}<div class='gl-card'><b>{render.esc(self.takehome)}</b>: {render.esc(self.name)}"
-            f" &middot; rubric <code>{render.esc(self.rubric.source)}</code><br>{where}</div>",
+            f"{render.STYLE}<div class='gl-card'><b>{safetext.html_visible(self.takehome)}</b>: "
+            f"{safetext.html_visible(self.name)}"
+            f" &middot; rubric <code>{safetext.html_visible(self.rubric.source)}</code><br>{where}</div>",
             f"{self.takehome}: {self.name} ({self.mode})",
         )
 

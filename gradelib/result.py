@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gradelib.display.safetext import one_line, valid_utf8
+
 Outcome = Literal["pass", "fail", "error", "unverified", "needs_review"]
 Tier = Literal["weak", "acceptable", "strong"]
 OUTCOMES: tuple[Outcome, ...] = ("pass", "fail", "error", "unverified", "needs_review")
@@ -15,7 +17,11 @@ TIERS: tuple[Tier, ...] = ("weak", "acceptable", "strong")
 
 @dataclass(frozen=True)
 class LineResult:
-    """One rubric line as the kit checked it."""
+    """One rubric line as the kit checked it: from the checks, through the gradebook, to review and cohort.
+
+    A line read back from the gradebook also says where it is stored (`run_id`, `position`);
+    where a line is stored is not part of what it is, so equality ignores those two.
+    """
 
     id: str
     outcome: Outcome
@@ -24,12 +30,32 @@ class LineResult:
     points: float | None = None
     max_points: float | None = None
     tier: Tier | None = None
+    run_id: int | None = field(default=None, compare=False)  # the gradebook run it was stored with
+    position: int | None = field(default=None, compare=False)  # its place in that run's report
 
     def __post_init__(self) -> None:
         # Candidate text (file names, output) can hold undecodable bytes and control characters;
         # a result must still be one readable line, valid UTF-8 JSON, storable and printable.
         object.__setattr__(self, "message", one_line(self.message))
-        object.__setattr__(self, "evidence", clean(dict(self.evidence)))
+        object.__setattr__(self, "evidence", valid_utf8(dict(self.evidence)))
+
+    @property
+    def line_id(self) -> str:
+        """The rubric line's id (the gradebook's and the reviewers' name for `id`)."""
+        return self.id
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LineResult:
+        """A line back from `to_dict` (the `--json` shape of a line)."""
+        return cls(
+            id=str(data["id"]),
+            outcome=data["outcome"],
+            message=str(data.get("message") or ""),
+            evidence=dict(data.get("evidence") or {}),
+            points=data.get("points"),
+            max_points=data.get("max_points"),
+            tier=data.get("tier"),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The line in the shape of TAKEHOMES.md."""
@@ -56,8 +82,8 @@ class Report:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "submission", one_line(self.submission))
-        object.__setattr__(self, "facts", clean(dict(self.facts)))
-        object.__setattr__(self, "environment", clean(dict(self.environment)))
+        object.__setattr__(self, "facts", valid_utf8(dict(self.facts)))
+        object.__setattr__(self, "environment", valid_utf8(dict(self.environment)))
 
     @property
     def max_total(self) -> float | None:
@@ -97,24 +123,6 @@ class Report:
     def to_json(self, indent: int | None = None) -> str:
         """`to_dict` as JSON text."""
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False, default=str)
-
-
-def clean(value: Any) -> Any:
-    """The same data with every string valid UTF-8 (undecodable bytes become U+FFFD)."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    if isinstance(value, Mapping):
-        return {clean(k): clean(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [clean(v) for v in value]
-    return value
-
-
-def one_line(text: str, limit: int = 600) -> str:
-    """Text as one printable line: control characters shown as "?", undecodable bytes as U+FFFD."""
-    text = clean(text)
-    flat = "".join(ch if ch.isprintable() else " " if ch in "\n\r\t" else "?" for ch in text)
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def outcome_counts(lines: Sequence[LineResult]) -> dict[str, int]:

@@ -10,7 +10,7 @@ from xml.etree import ElementTree
 import pytest
 from conftest import write_tree
 
-from gradelib.display import safetext
+from gradelib.display import render, safetext
 from gradelib.result import LineResult, Report
 from gradelib.review.rubric import default_rubric
 from gradelib.takehomes import payments
@@ -171,7 +171,7 @@ def test_hints_point_at_raw_output_code_blocks_and_topics() -> None:
 def test_hint_text_is_plain_and_every_view_escapes_it() -> None:
     hints = find_hints("a restart <img src=x onerror=alert(1)>\x1b[2J\u202e")
     assert hints[0]["text"] == "a restart <img src=x onerror=alert(1)>[2J"  # control and bidi chars gone
-    shown = safetext.hints_html(hints)
+    shown = render.hints_html(hints)
     assert "<img" not in shown and "&lt;img" in shown
 
 
@@ -233,8 +233,8 @@ def test_fenced_code_stays_text() -> None:
 
 
 def test_escape_and_plain() -> None:
-    assert safetext.escape('<b a="1">&</b>') == "&lt;b a=&quot;1&quot;&gt;&amp;&lt;/b&gt;"
-    assert safetext.plain("x" * 400, 10) == "x" * 10 + "..."
+    assert safetext.html_text('<b a="1">&</b>') == "&lt;b a=&quot;1&quot;&gt;&amp;&lt;/b&gt;"
+    assert safetext.clipped_text("x" * 400, 10) == "x" * 10 + "..."
 
 
 def test_note_card_sanitizes_a_tampered_note_and_escapes_the_message() -> None:
@@ -242,7 +242,7 @@ def test_note_card_sanitizes_a_tampered_note_and_escapes_the_message() -> None:
         "evidence", "needs_review", "<b>message</b>",
         {"note_html": '<p>ok</p><script>alert(1)</script><a href="javascript:x">l</a>', "hints": []},
     )  # fmt: skip
-    html = safetext.note_card(line, "Evidence").body
+    html = render.note_card(line, "Evidence").body
     assert "<p>ok</p>" in html
     assert "<script" not in html and "javascript:" not in html
     assert "&lt;b&gt;message&lt;/b&gt;" in html

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal
 
-from gradelib.display.render import STYLE, Html, esc
+from gradelib.display.render import STYLE, Html
+from gradelib.display.safetext import html_visible
 
 Metric = Literal["nominal", "ordinal", "interval"]
 LineKey = tuple[str, str]  # (takehome, line_id)
@@ -220,7 +221,7 @@ def leniency(ratings: Sequence[Rating]) -> list[Leniency]:
 
 def note(text: str) -> Html:
     """A short message in place of a table or figure (too little data, nothing selected)."""
-    return Html(f'{STYLE}<div class="gl-card"><i>{esc(text)}</i></div>', text)
+    return Html(f'{STYLE}<div class="gl-card"><i>{html_visible(text)}</i></div>', text)
 
 
 def _title(titles: Mapping[LineKey, str], takehome: str, line_id: str) -> str:
@@ -229,7 +230,7 @@ def _title(titles: Mapping[LineKey, str], takehome: str, line_id: str) -> str:
 
 def _table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """Rows of already-escaped cells."""
-    header = "".join(f"<th>{esc(cell)}</th>" for cell in head)
+    header = "".join(f"<th>{html_visible(cell)}</th>" for cell in head)
     body = "".join("<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows)
     return f"<table><tr>{header}</tr>{body}</table>"
 
@@ -247,9 +248,9 @@ def agreement_view(ratings: Sequence[Rating], titles: Mapping[LineKey, str]) -> 
     order = [key for key in titles if key in results] + [key for key in results if key not in titles]
     rows = [
         [
-            esc(_title(titles, *key)),
-            esc(results[key].alpha.metric),
-            esc(alpha_text(results[key].alpha)),
+            html_visible(_title(titles, *key)),
+            html_visible(results[key].alpha.metric),
+            html_visible(alpha_text(results[key].alpha)),
             str(results[key].alpha.units),
             str(results[key].alpha.values),
             str(results[key].ratings),
@@ -260,7 +261,10 @@ def agreement_view(ratings: Sequence[Rating], titles: Mapping[LineKey, str]) -> 
     head = ("line", "metric", "alpha", "shared units", "pairable ratings", "all ratings", "reviewers")
     table = _table(head, rows) if rows else "<p><i>No reviewer has saved a score in this selection.</i></p>"
     missing = unscored_lines(ratings, list(titles))
-    after = f"<p>{esc(NOBODY_SCORED.capitalize())}: {esc(', '.join(_title(titles, *k) for k in missing))}.</p>"
+    after = (
+        f"<p>{html_visible(NOBODY_SCORED.capitalize())}: "
+        f"{html_visible(', '.join(_title(titles, *k) for k in missing))}.</p>"
+    )
     legend = (
         f"<p><small>Krippendorff's alpha: 1 = perfect agreement, 0 = no better than chance; "
         f"{GOOD_ALPHA} or more is reliable, below {ACCEPTABLE_ALPHA} is not. No number with fewer than "
@@ -271,12 +275,16 @@ def agreement_view(ratings: Sequence[Rating], titles: Mapping[LineKey, str]) -> 
 
 
 def _rating_cell(rating: Rating) -> str:
-    said = f"<br><small>{esc(rating.comment[:600])}</small>" if rating.comment else "<br><small>(no comment)</small>"
-    return f"<b>{esc(rating.reviewer)}</b>: {esc(rating.value)}{said}"
+    said = (
+        f"<br><small>{html_visible(rating.comment[:600])}</small>"
+        if rating.comment
+        else "<br><small>(no comment)</small>"
+    )
+    return f"<b>{html_visible(rating.reviewer)}</b>: {html_visible(rating.value)}{said}"
 
 
 def _link(report: str | None) -> str:
-    return f'<a href="{esc(report)}">report</a>' if report else ""
+    return f'<a href="{html_visible(report)}">report</a>' if report else ""
 
 
 def disagreements_view(
@@ -288,10 +296,10 @@ def disagreements_view(
         return note("No disagreements: no unit was scored differently by two reviewers in this selection.")
     rows = [
         [
-            esc(d.high.label),
-            esc(d.high.submission),
-            esc(_title(titles, d.high.takehome, d.high.line_id)),
-            esc(f"{d.spread:g}" + (f" ({d.share:.0%} of the line)" if d.share is not None else "")),
+            html_visible(d.high.label),
+            html_visible(d.high.submission),
+            html_visible(_title(titles, d.high.takehome, d.high.line_id)),
+            html_visible(f"{d.spread:g}" + (f" ({d.share:.0%} of the line)" if d.share is not None else "")),
             _rating_cell(d.high),
             _rating_cell(d.low),
             _link(d.high.report),
@@ -310,11 +318,11 @@ def leniency_view(ratings: Sequence[Rating]) -> Html:
         return note(f"{TOO_LITTLE.capitalize()}: no submission line was scored by two or more reviewers.")
     cells = [
         [
-            esc(row.takehome),
-            esc(row.reviewer),
+            html_visible(row.takehome),
+            html_visible(row.reviewer),
             str(row.units),
-            esc(f"{row.mean_points:+.2f}"),
-            esc(f"{row.mean_share:+.1%}" if row.mean_share is not None else "-"),
+            html_visible(f"{row.mean_points:+.2f}"),
+            html_visible(f"{row.mean_share:+.1%}" if row.mean_share is not None else "-"),
         ]
         for row in rows
     ]

@@ -20,7 +20,8 @@ from statistics import fmean
 
 from gradelib.cohort.agreement import Rating, note
 from gradelib.cohort.table import Cohort, line_cell
-from gradelib.display.render import STYLE, Html, esc, table_html
+from gradelib.display.render import STYLE, Html, table_html
+from gradelib.display.safetext import html_visible
 from gradelib.review.rubric import RubricLine
 
 NO_ANCHORS = "No calibration anchors yet: the lead marks a few with `gradelib anchor add --takehome T 'Submission #N'`."
@@ -155,6 +156,6 @@ def distributions_view(cohort: Cohort) -> Html:
                 rows.append(row)
                 text.append(f"{takehome} {line.id} {reviewer}: {dict(counts[reviewer])}")
         if rows:
-            parts.append(f"<div class='gl-key'>{esc(takehome)}</div>{table_html(rows)}")
+            parts.append(f"<div class='gl-key'>{html_visible(takehome)}</div>{table_html(rows)}")
     legend = "<p><small>How often each reviewer gave each tier or number of points, per line.</small></p>"
     return Html(f'{STYLE}<div class="gl-card">{"".join(parts)}{legend}</div>', "\n".join(text))

@@ -24,9 +24,11 @@ import pandas as pd
 
 from gradelib import takehomes
 from gradelib.cohort.agreement import LineKey, Rating
-from gradelib.display.render import STYLE, Html, esc
+from gradelib.display.render import STYLE, Html
+from gradelib.display.safetext import html_visible
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
-from gradelib.gradebook import DEFAULT_PATH, Gradebook, LineRow, RunRow, ScoreEntry, SubmissionRow
+from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, SubmissionRow
+from gradelib.result import LineResult
 from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
 
 KIT_ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout, when the kit runs from one
@@ -122,13 +124,13 @@ class Entry:
 
     submission: SubmissionRow
     run: RunRow | None  # the latest graded run, else the latest run of any status
-    lines: Mapping[str, LineRow]  # the kit's results of that run, by line id
+    lines: Mapping[str, LineResult]  # the kit's results of that run, by line id
     scores: Mapping[tuple[str, str], ScoreEntry]  # (line_id, reviewer) -> current entry
     report: str | None  # the HTML report, relative to the summary's folder
     anchor: bool = False  # a calibration anchor: every reviewer scores it
 
     @property
-    def line_results(self) -> Mapping[str, LineRow]:
+    def line_results(self) -> Mapping[str, LineResult]:
         """The kit's line results by id (what a take-home's failure modes read)."""
         return self.lines
 
@@ -167,9 +169,11 @@ class Cohort:
         counts = ", ".join(f"{t}: {sum(e.submission.takehome == t for e in self.entries)}" for t in self.rubric_lines)
         reviewers = sorted({r.reviewer for r in self.ratings})
         body = (
-            f"<b>Cohort summary</b>: {esc(self.filters.describe())}<br>gradebook <code>{esc(self.gradebook)}</code>"
-            f"<br>{len(self.entries)} submission(s) ({esc(counts or 'none')}); {len(self.ratings)} current reviewer"
-            f" score(s) from {len(reviewers)} reviewer(s) ({esc(', '.join(reviewers) or 'none yet')})"
+            f"<b>Cohort summary</b>: {html_visible(self.filters.describe())}<br>gradebook <code>"
+            f"{html_visible(self.gradebook)}</code>"
+            f"<br>{len(self.entries)} submission(s) ({html_visible(counts or 'none')}); "
+            f"{len(self.ratings)} current reviewer"
+            f" score(s) from {len(reviewers)} reviewer(s) ({html_visible(', '.join(reviewers) or 'none yet')})"
         )
         if not self.entries:
             body += "<br><i>No submission matches this selection.</i>"
@@ -299,7 +303,7 @@ def _ratings(entry: Entry, lines: Sequence[RubricLine]) -> list[Rating]:
     return ratings
 
 
-def _needs_human(kit: LineRow | None) -> bool:
+def _needs_human(kit: LineResult | None) -> bool:
     return kit is None or kit.outcome in UNDECIDED or kit.points is None
 
 

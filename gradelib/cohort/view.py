@@ -22,7 +22,8 @@ from gradelib.cohort.table import (
     line_cell,
     line_columns,
 )
-from gradelib.display.render import STYLE, Html, esc, table_html
+from gradelib.display.render import STYLE, Html, table_html
+from gradelib.display.safetext import html_visible
 from gradelib.review.rubric import RubricLine
 
 SOURCE_CSS = {FROM_REVIEWERS: "font-weight:bold", FROM_KIT: "color:#57606a;font-style:italic", NO_SCORE: ""}
@@ -97,7 +98,7 @@ def tables_view(cohort: Cohort) -> Html:
             continue  # a take-home the kit does not know: its submissions are in the table of refusals
         others = [c for c in line_columns(cohort.table) if c not in {line.id for line in lines}]
         part = part.drop(columns=["takehome", *others, *(c + SOURCE_SUFFIX for c in others)])
-        parts.append(f"<h3>{esc(takehome)}</h3>{styled(part, rubric_lines=lines).to_html()}")
+        parts.append(f"<h3>{html_visible(takehome)}</h3>{styled(part, rubric_lines=lines).to_html()}")
         text.append(f"{takehome}: {len(part)} submission(s)")
     refused = [e for e in cohort.entries if is_refused(e)]
     if refused:
@@ -112,7 +113,7 @@ def tables_view(cohort: Cohort) -> Html:
             for e in refused
         ]
         parts.append(
-            f"<h3>{esc(REFUSED_HEADING)}</h3><p>{esc(REFUSED_NOTE)}</p>{STYLE}"
+            f"<h3>{html_visible(REFUSED_HEADING)}</h3><p>{html_visible(REFUSED_NOTE)}</p>{STYLE}"
             f'<div class="gl-card">{table_html(rows)}</div>'
         )
         text.append(f"{REFUSED_HEADING}: {len(refused)}")
@@ -143,7 +144,7 @@ def export_note(cohort: Cohort) -> Html:
     """Export the cohort table as CSV into the reports folder and link to it."""
     path = export_table(cohort.table, cohort.reports_dir)
     return Html(
-        f'{STYLE}<div class="gl-card">{len(cohort.table)} row(s) written to <a href="{esc(path.name)}">'
-        f"<code>{esc(path)}</code></a></div>",
+        f'{STYLE}<div class="gl-card">{len(cohort.table)} row(s) written to <a href="{html_visible(path.name)}">'
+        f"<code>{html_visible(path)}</code></a></div>",
         str(path),
     )

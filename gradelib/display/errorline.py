@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from gradelib.display import safetext
+
 PY_TRACEBACK = "Traceback (most recent call last):"
 # Printed last by Node for an uncaught error; says nothing about the error.
 NODE_BANNER = re.compile(r"^Node\.js v\d+(\.\d+)*$")
@@ -120,6 +122,4 @@ def first_error_line(output: str, limit: int = MAX_CHARS, *, strict: bool = Fals
         found = next((line for line in reversed(lines) if not _output_noise(line)), None)
     if found is None:
         return None
-    from gradelib.display import safetext  # mistune: not needed by the sandbox's standard-library users
-
-    return safetext.plain(re.sub(r"^#\s*", "", found.strip()), limit)
+    return safetext.clipped_text(re.sub(r"^#\s*", "", found.strip()), limit)

@@ -7,12 +7,12 @@ markup or script.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from gradelib.display.safetext import demote_headings, html_text, html_visible, sanitize_html, terminal_text
 from gradelib.result import LineResult, Report
 
 OUTCOME_COLOURS = {
@@ -56,6 +56,7 @@ LABELS = {
     "amount_mismatch": "amount mismatch (400)",
 }
 MAX_TABLE_ROWS = 60
+NOTE_TITLE = "NOTE.md"
 MAX_TEXT_CHARS = 20_000
 STYLE = """<style>
 .gl-card{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:6px 0;font-family:sans-serif}
@@ -85,11 +86,6 @@ class Html:
         return self.body
 
 
-def esc(value: object) -> str:
-    """Escape any value for HTML text or attributes."""
-    return html.escape(str(value), quote=True)
-
-
 def _truncate(text: str) -> str:
     if len(text) <= MAX_TEXT_CHARS:
         return text
@@ -103,7 +99,7 @@ def diff_html(unified: str) -> str:
         cls = "gl-add" if line.startswith("+") and not line.startswith("+++") else ""
         cls = "gl-del" if line.startswith("-") and not line.startswith("---") else cls
         cls = "gl-hunk" if line.startswith("@@") else cls
-        rows.append(f'<span class="gl-line {cls}">{esc(line) or "&nbsp;"}</span>')
+        rows.append(f'<span class="gl-line {cls}">{html_visible(line) or "&nbsp;"}</span>')
     return "<pre>" + "".join(rows) + "</pre>"
 
 
@@ -118,7 +114,7 @@ def table_html(rows: Sequence[Mapping[str, Any]]) -> str:
     columns: list[str] = []
     for row in rows:
         columns += [k for k in row if k not in columns]
-    head = "".join(f"<th>{esc(label(c))}</th>" for c in columns)
+    head = "".join(f"<th>{html_visible(label(c))}</th>" for c in columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{_cell(row.get(c))}</td>" for c in columns) + "</tr>" for row in rows[:MAX_TABLE_ROWS]
     )
@@ -130,12 +126,12 @@ def _cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
-        return esc(", ".join(str(v) for v in value)[:300])
+        return html_visible(", ".join(str(v) for v in value)[:300])
     if isinstance(value, Mapping) and all(not isinstance(v, (dict, list)) for v in value.values()):
-        return "<br>".join(f"{esc(label(k))}: {esc(_scalar(v))}" for k, v in list(value.items())[:12])
+        return "<br>".join(f"{html_visible(label(k))}: {html_visible(_scalar(v))}" for k, v in list(value.items())[:12])
     if isinstance(value, (dict, list)):
-        return f"<code>{esc(json.dumps(value, default=str)[:300])}</code>"
-    return esc(_scalar(value)[:300])
+        return f"<code>{html_visible(json.dumps(value, default=str)[:300])}</code>"
+    return html_visible(_scalar(value)[:300])
 
 
 def _scalar(value: Any) -> str:
@@ -151,13 +147,15 @@ def evidence_html(evidence: Any, key: str = "") -> str:
         return diff_html(evidence) if evidence else "<p>(no difference)</p>"
     if isinstance(evidence, Mapping):
         if evidence and all(_short_scalar(v) for v in evidence.values()):
-            rows = "".join(f"<tr><th>{esc(label(k))}</th><td>{_cell(v)}</td></tr>" for k, v in evidence.items())
+            rows = "".join(
+                f"<tr><th>{html_visible(label(k))}</th><td>{_cell(v)}</td></tr>" for k, v in evidence.items()
+            )
             return f"<table>{rows}</table>"
         parts = []
         for sub_key, value in evidence.items():
             if value in (None, "", [], {}):
                 continue
-            parts.append(f'<div class="gl-key">{esc(label(sub_key))}</div>{evidence_html(value, sub_key)}')
+            parts.append(f'<div class="gl-key">{html_visible(label(sub_key))}</div>{evidence_html(value, sub_key)}')
         return "".join(parts)
     if isinstance(evidence, list):
         if evidence and all(isinstance(item, Mapping) for item in evidence):
@@ -168,10 +166,10 @@ def evidence_html(evidence: Any, key: str = "") -> str:
             ):
                 return table_html(evidence)
             return "".join(f"<div>{evidence_html(item)}</div>" for item in evidence)
-        return "<ul>" + "".join(f"<li>{esc(item)}</li>" for item in evidence[:MAX_TABLE_ROWS]) + "</ul>"
+        return "<ul>" + "".join(f"<li>{html_visible(item)}</li>" for item in evidence[:MAX_TABLE_ROWS]) + "</ul>"
     if isinstance(evidence, str) and ("\n" in evidence or len(evidence) > 120):
-        return f"<pre>{esc(_truncate(evidence))}</pre>"
-    return f"<span>{esc(evidence)}</span>"
+        return f"<pre>{html_visible(_truncate(evidence))}</pre>"
+    return f"<span>{html_visible(evidence)}</span>"
 
 
 def _short_scalar(value: Any) -> bool:
@@ -186,7 +184,10 @@ def _short_scalar(value: Any) -> bool:
 def badge(outcome: str) -> str:
     """A coloured outcome label."""
     colour = OUTCOME_COLOURS.get(outcome, "#6e7781")
-    return f'<span class="gl-badge" style="background:{colour}">{esc(OUTCOME_SYMBOLS.get(outcome, outcome))}</span>'
+    return (
+        f'<span class="gl-badge" style="background:{colour}">'
+        f"{html_visible(OUTCOME_SYMBOLS.get(outcome, outcome))}</span>"
+    )
 
 
 def _points(line: LineResult) -> str:
@@ -198,32 +199,32 @@ def _points(line: LineResult) -> str:
 
 def line_html(line: LineResult, title: str = "") -> Html:
     """One rubric line as a card: verdict, message, then the evidence."""
-    heading = f"{badge(line.outcome)} <b>{esc(title or line.id)}</b> &nbsp; {esc(_points(line))}"
-    tier = f" &nbsp; suggested tier: <b>{esc(line.tier)}</b>" if line.tier else ""
+    heading = f"{badge(line.outcome)} <b>{html_visible(title or line.id)}</b> &nbsp; {html_visible(_points(line))}"
+    tier = f" &nbsp; suggested tier: <b>{html_visible(line.tier)}</b>" if line.tier else ""
     body = evidence_html(line.evidence)
     details = f"<details open><summary>evidence</summary>{body}</details>" if body else ""
-    text = plain(
+    text = terminal_text(
         f"{OUTCOME_SYMBOLS.get(line.outcome, line.outcome)} {title or line.id} {_points(line)}: {line.message}"
     )
-    return Html(f'{STYLE}<div class="gl-card">{heading}{tier}<p>{esc(line.message)}</p>{details}</div>', text)
+    return Html(f'{STYLE}<div class="gl-card">{heading}{tier}<p>{html_visible(line.message)}</p>{details}</div>', text)
 
 
 def report_html(report: Report, titles: Mapping[str, str] | None = None) -> Html:
     """The score table of a report."""
     titles = titles or {}
     rows = "".join(
-        f"<tr><td>{esc(titles.get(line.id, line.id))}</td><td>{badge(line.outcome)}</td>"
-        f"<td>{esc(_points(line))}</td><td>{esc(line.message)}</td></tr>"
+        f"<tr><td>{html_visible(titles.get(line.id, line.id))}</td><td>{badge(line.outcome)}</td>"
+        f"<td>{html_visible(_points(line))}</td><td>{html_visible(line.message)}</td></tr>"
         for line in report.lines
     )
     total = "awaiting review" if report.total is None else f"{report.total:g}"
     maximum = "" if report.max_total is None else f" / {report.max_total:g}"
     warning = isolation_warning(report)
-    banner = f'<p style="color:#cf222e"><b>{esc(warning)}</b></p>' if warning else ""
+    banner = f'<p style="color:#cf222e"><b>{html_visible(warning)}</b></p>' if warning else ""
     return Html(
-        f'{STYLE}<div class="gl-card"><b>{esc(report.takehome)}: {esc(report.submission)}</b>{banner}'
+        f'{STYLE}<div class="gl-card"><b>{html_visible(report.takehome)}: {html_visible(report.submission)}</b>{banner}'
         f"<table><tr><th>line</th><th>outcome</th><th>points</th><th>message</th></tr>{rows}"
-        f"<tr><th>total</th><th></th><th>{esc(total + maximum)}</th><th></th></tr></table></div>",
+        f"<tr><th>total</th><th></th><th>{html_visible(total + maximum)}</th><th></th></tr></table></div>",
         report_text(report),
     )
 
@@ -232,9 +233,9 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
     """The environment section: declared, installed (name, version), refused and why, cache, errors."""
     parts = []
     if environment.get("error"):
-        parts.append(f'<p style="color:#9a6700"><b>Install failed:</b> {esc(environment["error"])}</p>')
+        parts.append(f'<p style="color:#9a6700"><b>Install failed:</b> {html_visible(environment["error"])}</p>')
     for flag in environment.get("flags") or []:
-        parts.append(f'<p style="color:#cf222e"><b>{esc(flag)}</b></p>')
+        parts.append(f'<p style="color:#cf222e"><b>{html_visible(flag)}</b></p>')
     declared = environment.get("declared") or []
     if declared:
         parts.append('<div class="gl-key">declared</div>' + table_html(declared))
@@ -244,7 +245,8 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
         packages = installed.get("packages") or []
         rows = [{"name": p["name"], "version": p["version"], "dev": "yes" if p.get("dev") else ""} for p in packages]
         parts.append(
-            f'<div class="gl-key">installed ({esc(installed.get("ecosystem"))}, {len(packages)} packages, {esc(how)})'
+            f'<div class="gl-key">installed ({html_visible(installed.get("ecosystem"))}, '
+            f"{len(packages)} packages, {html_visible(how)})"
             f"</div>{table_html(rows)}"
         )
     refused = environment.get("refused") or []
@@ -257,7 +259,7 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
     if not parts:
         parts.append("<p>No dependencies declared: the code ran with the standard library and Node built-ins.</p>")
     if versions:
-        parts.append(f"<p>Runtimes: {esc(versions)}</p>")
+        parts.append(f"<p>Runtimes: {html_visible(versions)}</p>")
     text = environment_text(environment)
     return Html(f'{STYLE}<div class="gl-card"><b>Environment</b>{"".join(parts)}</div>', text)
 
@@ -287,20 +289,55 @@ def isolation_warning(report: Report) -> str | None:
 
 def report_text(report: Report) -> str:
     """The report as terminal lines (plain text; control characters removed)."""
-    lines = [f"{report.takehome}: {plain(report.submission)}"]
+    lines = [f"{report.takehome}: {terminal_text(report.submission)}"]
     warning = isolation_warning(report)
     if warning:
-        lines.append(f"  {plain(warning)}")
+        lines.append(f"  {terminal_text(warning)}")
     if report.environment.get("declared") or report.environment.get("refused") or report.environment.get("notes"):
-        lines.append(f"  {plain(environment_text(report.environment))}")
+        lines.append(f"  {terminal_text(environment_text(report.environment))}")
     for line in report.lines:
-        lines.append(f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {_points(line):<10} {plain(line.message)}")
+        lines.append(
+            f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {_points(line):<10} {terminal_text(line.message)}"
+        )
     total = "awaiting review" if report.total is None else f"{report.total:g}"
     maximum = "" if report.max_total is None else f" / {report.max_total:g}"
     lines.append(f"  total: {total}{maximum}")
     return "\n".join(lines)
 
 
-def plain(text: str) -> str:
-    """Text safe for a terminal: no escape sequences or other control characters."""
-    return "".join(ch if ch.isprintable() or ch == " " else "?" for ch in text)
+def hints_html(hints: Sequence[Mapping[str, Any]]) -> str:
+    """Hints about a note (line, kind, text) as a table; every cell escaped."""
+    if not hints:
+        return "<p>(no hints)</p>"
+    rows = "".join(
+        f"<tr><td>{html_text(h.get('line', ''))}</td><td>{html_text(h.get('label', h.get('kind', '')))}"
+        f"</td><td><code>{html_text(h.get('text', ''))}</code></td></tr>"
+        for h in hints
+    )
+    return f"<table><tr><th>line</th><th>hint</th><th>text</th></tr>{rows}</table>"
+
+
+def note_card(line: LineResult, title: str = "") -> Html:
+    """A judgment line's card: verdict, the kit's hints, other evidence, then the note itself.
+
+    The note (evidence `note_html`) is sanitized again here, so a report read back from
+    disk cannot smuggle markup in either.
+    """
+    evidence = dict(line.evidence)
+    note, hints = evidence.pop("note_html", None), evidence.pop("hints", None) or []
+    evidence.pop("note_file", None)
+    heading = f"{badge(line.outcome)} <b>{html_text(title or line.id)}</b>"
+    tier = f" &nbsp; suggested tier: <b>{html_text(line.tier)}</b>" if line.tier else ""
+    hints_block = f"<details open><summary>hints for the reviewer (never scored)</summary>{hints_html(hints)}</details>"
+    other = evidence_html(evidence)
+    other_block = f"<details><summary>evidence</summary>{other}</details>" if other else ""
+    note_block = (
+        f'<div class="gl-key">{html_text(NOTE_TITLE)} (rendered safely)</div>'
+        f'<div style="border:1px solid #d0d7de;padding:4px 10px">{sanitize_html(demote_headings(str(note)))}</div>'
+        if note
+        else ""
+    )
+    return Html(
+        f'{STYLE}<div class="gl-card">{heading}{tier}<p>{html_text(line.message)}</p>'
+        f"{hints_block}{other_block}{note_block}</div>"
+    )

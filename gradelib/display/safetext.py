@@ -1,17 +1,23 @@
-"""Candidate text made safe to show: sanitized Markdown, escaped text."""
+"""Candidate text made safe to show: every escaping and sanitising function of the kit, one per behaviour.
+
+Which one to call:
+- `html_text`: short text (a title, a message, a name) in HTML text or a quoted attribute;
+  control, bidi and zero-width characters removed.
+- `html_visible`: evidence in HTML (output, diffs, table cells), where a control character is part
+  of what the reviewer must see: each one shown as a visible mark, never passed on raw.
+- `terminal_text`: a line for a terminal; every character a terminal might act on shown as "?".
+- `clipped_text`: text kept as data (a hint, an error in the evidence): controls removed, cut short.
+- `one_line` / `valid_utf8`: what a `LineResult` stores: a message as one printable line, valid UTF-8.
+- `markdown_html` / `sanitize_html`: a candidate's Markdown or an HTML fragment reduced to an allowlist.
+"""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
-
-import mistune
-import nh3
-
-from gradelib.display.render import STYLE, Html, badge, evidence_html
-from gradelib.result import LineResult
 
 MAX_MARKDOWN_CHARS = 200_000
 MAX_LINE_CHARS = 300
@@ -38,24 +44,71 @@ ALLOWED_ATTRIBUTES: Mapping[str, set[str]] = {
 DROPPED_WITH_CONTENT = frozenset({"script", "style", "template", "noscript", "iframe", "object"})
 URL_SCHEMES = frozenset({"http", "https", "mailto"})
 LINK_REL = "noopener noreferrer nofollow"
-NOTE_TITLE = "NOTE.md"
 MARKDOWN_PLUGINS = ("strikethrough", "table")
 HEADING = '<p class="gl-note-heading"><strong>{text}</strong></p>'  # the class is dropped by sanitize
 _HEADING_TAG = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1\s*>", re.IGNORECASE | re.DOTALL)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
-
-_markdown = mistune.create_markdown(escape=False, plugins=list(MARKDOWN_PLUGINS))
-
-
-def escape(text: object) -> str:
-    """Text (any value) as HTML: markup characters escaped, control characters removed."""
-    return html.escape(_CONTROL.sub("", str(text)), quote=True)
+# Control characters (C0 but tab, newline and carriage return; DEL; C1), zero-width and
+# direction marks, bidi embeddings, overrides and isolates: what can hide or reorder text.
+CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
+# C0 controls and DEL as their Unicode control pictures (U+2400..U+2421); the rest as U+XXXX.
+_C0_PICTURES = {**{code: chr(0x2400 + code) for code in range(0x20)}, 0x7F: "\u2421"}
+TERMINAL_REPLACEMENT = "?"
 
 
-def plain(text: object, max_chars: int = MAX_LINE_CHARS) -> str:
-    """Text without control or bidi-override characters, cut short to `max_chars`."""
-    cleaned = _CONTROL.sub("", str(text)).replace("\r", "")
+def strip_controls(text: object) -> str:
+    """Text (any value) without control, bidi or zero-width characters (tab, newline, CR kept)."""
+    return CONTROL_CHARS.sub("", str(text))
+
+
+def html_text(value: object) -> str:
+    """Any value as HTML text or a quoted attribute value: markup escaped, control characters removed."""
+    return html.escape(strip_controls(value), quote=True)
+
+
+def visible_controls(text: object) -> str:
+    """Text with each control, bidi or zero-width character shown as a visible mark (tab, newline, CR kept).
+
+    C0 controls and DEL become their control pictures (ESC is "\u241b"); the others "<U+202E>".
+    """
+    return CONTROL_CHARS.sub(_visible, str(text))
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return _C0_PICTURES.get(code) or f"<U+{code:04X}>"
+
+
+def html_visible(value: object) -> str:
+    """Any value as HTML text or a quoted attribute value: markup escaped, control characters shown."""
+    return html.escape(visible_controls(value), quote=True)
+
+
+def terminal_text(text: object) -> str:
+    """Text safe for a terminal line: every non-printable character (escape, newline, bidi) as "?"."""
+    return "".join(ch if ch.isprintable() or ch == " " else TERMINAL_REPLACEMENT for ch in str(text))
+
+
+def clipped_text(text: object, max_chars: int = MAX_LINE_CHARS) -> str:
+    """Text without control, bidi or zero-width characters or CR, cut short to `max_chars` (then "...")."""
+    cleaned = strip_controls(text).replace("\r", "")
     return cleaned if len(cleaned) <= max_chars else cleaned[:max_chars] + "..."
+
+
+def valid_utf8(value: Any) -> Any:
+    """The same data with every string valid UTF-8 (undecodable bytes become U+FFFD)."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    if isinstance(value, Mapping):
+        return {valid_utf8(k): valid_utf8(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [valid_utf8(v) for v in value]
+    return value
+
+
+def one_line(text: str, limit: int = 600) -> str:
+    """Text as one printable line: tab, CR, newline as spaces, other non-printables "?", bad bytes U+FFFD."""
+    flat = "".join(ch if ch.isprintable() else " " if ch in "\n\r\t" else "?" for ch in valid_utf8(text))
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def markdown_html(text: str) -> str:
@@ -66,8 +119,17 @@ def markdown_html(text: str) -> str:
     `javascript:` link. Headings become bold paragraphs (a heading tag the pattern misses
     is stripped by the allowlist, its text kept).
     """
-    rendered = _markdown(_CONTROL.sub("", text[:MAX_MARKDOWN_CHARS]))
-    return sanitize(demote_headings(rendered if isinstance(rendered, str) else ""))
+    rendered = _markdown()(strip_controls(text[:MAX_MARKDOWN_CHARS]))
+    return sanitize_html(demote_headings(rendered if isinstance(rendered, str) else ""))
+
+
+@functools.cache
+def _markdown() -> Callable[[str], str | list[object]]:
+    # mistune and nh3 are imported when a note is rendered, so the escaping above stays
+    # standard library for the modules that need only it (errorline, the take-homes' drivers).
+    import mistune
+
+    return mistune.create_markdown(escape=False, plugins=list(MARKDOWN_PLUGINS))  # type: ignore[return-value]
 
 
 def demote_headings(fragment: str) -> str:
@@ -75,8 +137,10 @@ def demote_headings(fragment: str) -> str:
     return _HEADING_TAG.sub(lambda match: HEADING.format(text=match.group(2)), fragment)
 
 
-def sanitize(fragment: str) -> str:
+def sanitize_html(fragment: str) -> str:
     """An HTML fragment reduced to the note allowlist (idempotent: safe to apply twice)."""
+    import nh3
+
     return nh3.clean(
         fragment,
         tags=set(ALLOWED_TAGS),
@@ -85,42 +149,4 @@ def sanitize(fragment: str) -> str:
         url_schemes=set(URL_SCHEMES),
         link_rel=LINK_REL,
         strip_comments=True,
-    )
-
-
-def hints_html(hints: Sequence[Mapping[str, Any]]) -> str:
-    """Hints about a note (line, kind, text) as a table; every cell escaped."""
-    if not hints:
-        return "<p>(no hints)</p>"
-    rows = "".join(
-        f"<tr><td>{escape(h.get('line', ''))}</td><td>{escape(h.get('label', h.get('kind', '')))}"
-        f"</td><td><code>{escape(h.get('text', ''))}</code></td></tr>"
-        for h in hints
-    )
-    return f"<table><tr><th>line</th><th>hint</th><th>text</th></tr>{rows}</table>"
-
-
-def note_card(line: LineResult, title: str = "") -> Html:
-    """A judgment line's card: verdict, the kit's hints, other evidence, then the note itself.
-
-    The note (evidence `note_html`) is sanitized again here, so a report read back from
-    disk cannot smuggle markup in either.
-    """
-    evidence = dict(line.evidence)
-    note, hints = evidence.pop("note_html", None), evidence.pop("hints", None) or []
-    evidence.pop("note_file", None)
-    heading = f"{badge(line.outcome)} <b>{escape(title or line.id)}</b>"
-    tier = f" &nbsp; suggested tier: <b>{escape(line.tier)}</b>" if line.tier else ""
-    hints_block = f"<details open><summary>hints for the reviewer (never scored)</summary>{hints_html(hints)}</details>"
-    other = evidence_html(evidence)
-    other_block = f"<details><summary>evidence</summary>{other}</details>" if other else ""
-    note_block = (
-        f'<div class="gl-key">{escape(NOTE_TITLE)} (rendered safely)</div>'
-        f'<div style="border:1px solid #d0d7de;padding:4px 10px">{sanitize(demote_headings(str(note)))}</div>'
-        if note
-        else ""
-    )
-    return Html(
-        f'{STYLE}<div class="gl-card">{heading}{tier}<p>{escape(line.message)}</p>'
-        f"{hints_block}{other_block}{note_block}</div>"
     )

@@ -7,10 +7,10 @@ from gradelib.gradebook.store import (
     FINISHED_STATUSES,
     SCHEMA_VERSION,
     Gradebook,
-    LineRow,
     RunRow,
     ScoreEntry,
     SubmissionRow,
+    line_record,
     utc_iso,
     utc_now,
 )
@@ -20,10 +20,10 @@ __all__ = [
     "FINISHED_STATUSES",
     "SCHEMA_VERSION",
     "Gradebook",
-    "LineRow",
     "RunRow",
     "ScoreEntry",
     "SubmissionRow",
+    "line_record",
     "utc_iso",
     "utc_now",
 ]

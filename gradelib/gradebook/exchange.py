@@ -14,7 +14,7 @@ from typing import IO, Any, Literal
 
 from gradelib import __version__
 from gradelib.errors import GradebookError
-from gradelib.gradebook import Gradebook, ScoreEntry, utc_iso, utc_now
+from gradelib.gradebook import Gradebook, ScoreEntry, line_record, utc_iso, utc_now
 
 EXPORT_SCHEMA = 1
 Format = Literal["json", "csv"]
@@ -100,12 +100,8 @@ def export_data(gradebook: Gradebook) -> dict[str, Any]:
             for run in runs
         ],
         "lines": [
-            {
-                **asdict(line),
-                "takehome": run_names[line.run_id][0],
-                "submission": run_names[line.run_id][1],
-            }
-            for line in lines
+            {**row, "takehome": run_names[row["run_id"]][0], "submission": run_names[row["run_id"]][1]}
+            for row in map(line_record, lines)
         ],
         "scores": [asdict(entry) for entry in scores],
     }

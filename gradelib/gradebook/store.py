@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from gradelib.errors import CommentRequired, GradebookError, ScoreRejected
+from gradelib.result import LineResult
 
 DEFAULT_PATH = Path("reports/gradebook.sqlite")
 SCHEMA_VERSION = 1
@@ -154,21 +155,6 @@ class RunRow:
 
 
 @dataclass(frozen=True)
-class LineRow:
-    """One automated rubric line result of one run."""
-
-    run_id: int
-    position: int
-    line_id: str
-    outcome: str
-    points: float | None
-    max_points: float | None
-    tier: str | None
-    message: str
-    evidence: dict[str, Any]
-
-
-@dataclass(frozen=True)
 class ScoreEntry:
     """One saved reviewer score; never changed once written."""
 
@@ -231,10 +217,33 @@ def _run(row: sqlite3.Row) -> RunRow:
     return RunRow(*values)
 
 
-def _line(row: sqlite3.Row) -> LineRow:
-    values = list(row)
-    values[-1] = json.loads(values[-1] or "{}")  # evidence
-    return LineRow(*values)
+def _line(row: sqlite3.Row) -> LineResult:
+    return LineResult(
+        id=row["line_id"],
+        outcome=row["outcome"],
+        message=row["message"],
+        evidence=json.loads(row["evidence"] or "{}"),
+        points=row["points"],
+        max_points=row["max_points"],
+        tier=row["tier"],
+        run_id=row["run_id"],
+        position=row["position"],
+    )
+
+
+def line_record(line: LineResult) -> dict[str, Any]:
+    """A stored line as its row of the `lines` table (the columns, in order; what an export writes)."""
+    return {
+        "run_id": line.run_id,
+        "position": line.position,
+        "line_id": line.id,
+        "outcome": line.outcome,
+        "points": line.points,
+        "max_points": line.max_points,
+        "tier": line.tier,
+        "message": line.message,
+        "evidence": dict(line.evidence),
+    }
 
 
 def _line_values(run_id: int, report: Mapping[str, Any]) -> list[tuple[Any, ...]]:
@@ -518,17 +527,17 @@ class Gradebook:
         run = self.latest_run(takehome, name)
         return run is not None and run.status == "graded" and run.digest == digest
 
-    def lines(self, run_id: int) -> list[LineRow]:
+    def lines(self, run_id: int) -> list[LineResult]:
         """The automated line results of one run, in report order."""
         rows = self._read(f"SELECT {_LINE_COLUMNS} FROM lines WHERE run_id = ? ORDER BY position", (run_id,))
         return [_line(row) for row in rows]
 
-    def all_lines(self) -> list[LineRow]:
+    def all_lines(self) -> list[LineResult]:
         """Every automated line result of every run, by run then position."""
         rows = self._read(f"SELECT {_LINE_COLUMNS} FROM lines ORDER BY run_id, position")
         return [_line(row) for row in rows]
 
-    def latest_lines(self, takehome: str, name: str) -> list[LineRow]:
+    def latest_lines(self, takehome: str, name: str) -> list[LineResult]:
         """The line results of the submission's latest graded run; empty if it has none."""
         run = self.latest_run(takehome, name, graded_only=True)
         return self.lines(run.id) if run else []

@@ -10,11 +10,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from gradelib.display.render import STYLE, Html, badge, esc
-from gradelib.display.safetext import plain
+from gradelib.display.render import STYLE, Html, badge
+from gradelib.display.safetext import clipped_text, html_visible
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, utc_now
 from gradelib.intake import ingest
+from gradelib.result import LineResult
 from gradelib.review import labhooks
 from gradelib.review.rubric import Rubric, default_rubric, load_rubric
 from gradelib.review.scoretable import (
@@ -132,7 +133,7 @@ def _rubric(takehome: str, path: str | Path | None) -> Rubric:
 
 
 def _message(message: str) -> Html:
-    return Html(f'{STYLE}<div class="gl-card">{_error_html(message)}</div>', plain(message))
+    return Html(f'{STYLE}<div class="gl-card">{_error_html(message)}</div>', clipped_text(message))
 
 
 def scoring_panel(
@@ -144,7 +145,7 @@ def scoring_panel(
     reviewer: str | None = None,
     headless: bool | None = None,
     reveal: bool | None = None,
-    lines: Sequence[Any] | None = None,
+    lines: Sequence[LineResult] | None = None,
 ) -> Any:
     """The scoring panel for one submission; headless (papermill), the read-only table instead.
 
@@ -189,16 +190,17 @@ class ScoringPanel(widgets.VBox):
         *,
         reviewer: str | None = None,
         reveal: bool = False,
-        lines: Sequence[Any] | None = None,
+        lines: Sequence[LineResult] | None = None,
     ) -> None:
         with Gradebook(Path(gradebook_path)) as gradebook:
             review = review_lines(rubric, lines if lines is not None else gradebook.latest_lines(takehome, name))
             shown = shown_name(gradebook, takehome, name, reveal)
             scores = gradebook.current_scores(takehome, name)
         header = widgets.HTML(
-            f'{STYLE}<div class="gl-card"><b>{esc(takehome)}: {esc(plain(shown, 120))}</b>, reviewer scoring.'
-            f' Lines marked <span style="color:{NEEDS_YOU_COLOUR}"><b>{esc(FOR_A_REVIEWER)}</b></span> await a'
-            f" human; overriding the kit's result needs a comment. {esc('' if reveal else BLIND_NOTE)}</div>"
+            f'{STYLE}<div class="gl-card"><b>{html_visible(takehome)}: '
+            f"{html_visible(clipped_text(shown, 120))}</b>, reviewer scoring."
+            f' Lines marked <span style="color:{NEEDS_YOU_COLOUR}"><b>{html_visible(FOR_A_REVIEWER)}</b></span> await a'
+            f" human; overriding the kit's result needs a comment. {html_visible('' if reveal else BLIND_NOTE)}</div>"
         )
         reviewer_text = widgets.Text(
             value=(reviewer if reviewer is not None else os.environ.get(ENV_REVIEWER, "")).strip(),
@@ -268,7 +270,7 @@ class ScoringPanel(widgets.VBox):
             status += f"; {len(errors)} not saved (see the marked lines)"
             self.status_html.value = _error_html(status)
         else:
-            self.status_html.value = esc(status)
+            self.status_html.value = html_visible(status)
         self._show_saved(scores)
         return error_messages(errors, self._review)
 
@@ -309,12 +311,12 @@ class ScoringPanel(widgets.VBox):
 
 
 def _panel_row(line: ReviewLine) -> PanelRow:
-    kit = esc(line.kit_value) if line.kit_value is not None else NO_CHOICE
-    flag = f' &nbsp;<span style="color:{NEEDS_YOU_COLOUR}"><b>{esc(FOR_A_REVIEWER)}</b></span>'
+    kit = html_visible(line.kit_value) if line.kit_value is not None else NO_CHOICE
+    flag = f' &nbsp;<span style="color:{NEEDS_YOU_COLOUR}"><b>{html_visible(FOR_A_REVIEWER)}</b></span>'
     marker = flag if line.needs_human else ""
-    message = f"<br><small>{esc(plain(line.kit_message))}</small>" if line.kit_message else ""
+    message = f"<br><small>{html_visible(clipped_text(line.kit_message))}</small>" if line.kit_message else ""
     heading = widgets.HTML(
-        f"<b>{esc(line.title)}</b> &nbsp;{badge(line.kit_outcome)} kit suggests <b>{kit}</b>{marker}{message}"
+        f"<b>{html_visible(line.title)}</b> &nbsp;{badge(line.kit_outcome)} kit suggests <b>{kit}</b>{marker}{message}"
     )
     choice = widgets.Dropdown(
         options=[(line.label(value), value) for value in line.choices],
@@ -336,4 +338,4 @@ def _panel_row(line: ReviewLine) -> PanelRow:
 
 
 def _error_html(message: str) -> str:
-    return f'<span style="color:{ERROR_COLOUR}">{esc(plain(message))}</span>'
+    return f'<span style="color:{ERROR_COLOUR}">{html_visible(clipped_text(message))}</span>'

@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from gradelib.display.render import STYLE, Html, badge, esc
-from gradelib.display.safetext import plain
+from gradelib.display.render import STYLE, Html, badge
+from gradelib.display.safetext import clipped_text, html_visible
 from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
+from gradelib.result import LineResult
 from gradelib.review.rubric import Rubric
 from gradelib.review.scoring import ReviewLine, review_lines
 
@@ -67,7 +68,7 @@ def current_table(
     rubric: Rubric,
     *,
     reveal: bool = False,
-    lines: Sequence[Any] | None = None,
+    lines: Sequence[LineResult] | None = None,
     viewer: str | None = None,
     taken: str | None = None,
 ) -> Html:
@@ -102,7 +103,7 @@ def score_table(
     reviewers = sorted({reviewer for _, reviewer in scores})
     known = {line.line_id for line in review}
     extra = sorted({line_id for line_id, _ in scores if line_id not in known})  # lines the rubric no longer has
-    head = "".join(f"<th>{esc(plain(reviewer, 80))}</th>" for reviewer in reviewers)
+    head = "".join(f"<th>{html_visible(clipped_text(reviewer, 80))}</th>" for reviewer in reviewers)
     hidden = HIDDEN_FOR_VIEWER if (viewer or "").strip() else HIDDEN_STATIC
     rows, text = [], [f"{takehome}: {shown}: reviewer scores"]
 
@@ -111,31 +112,35 @@ def score_table(
         if entry is None:
             return ""
         if not visible(viewer, line_id, reviewer, scores, reveal):
-            return f'<i style="color:{HIDDEN_COLOUR}">{esc(hidden)}</i><br><small>{esc(when(entry.created_at))}</small>'
+            return (
+                f'<i style="color:{HIDDEN_COLOUR}">{html_visible(hidden)}</i>'
+                f"<br><small>{html_visible(when(entry.created_at))}</small>"
+            )
         return _score_cell(entry, kit_value)
 
     for line in review:
         cells = "".join(f"<td>{cell(line.line_id, r, line.kit_value)}</td>" for r in reviewers)
         waiting = line.needs_human and not any((line.line_id, r) in scores for r in reviewers)
-        marker = f' <span style="color:{NEEDS_YOU_COLOUR}"><b>{esc(NEEDS_YOU)}</b></span>' if waiting else ""
-        rows.append(f"<tr><td>{esc(line.title)}{marker}</td><td>{_kit_cell(line)}</td>{cells}</tr>")
+        marker = f' <span style="color:{NEEDS_YOU_COLOUR}"><b>{html_visible(NEEDS_YOU)}</b></span>' if waiting else ""
+        rows.append(f"<tr><td>{html_visible(line.title)}{marker}</td><td>{_kit_cell(line)}</td>{cells}</tr>")
         saved = ", ".join(
-            f"{plain(r, 80)}={plain(scores[(line.line_id, r)].value, 40)}"
+            f"{clipped_text(r, 80)}={clipped_text(scores[(line.line_id, r)].value, 40)}"
             if visible(viewer, line.line_id, r, scores, reveal)
-            else f"{plain(r, 80)} scored"
+            else f"{clipped_text(r, 80)} scored"
             for r in reviewers
             if (line.line_id, r) in scores
         )
         text.append(f"  {line.title}: kit {line.kit_value or NO_CHOICE} ({line.kit_outcome}); {saved or NEEDS_YOU}")
     for line_id in extra:
         cells = "".join(f"<td>{cell(line_id, r, None)}</td>" for r in reviewers)
-        rows.append(f"<tr><td>{esc(plain(line_id, 80))}</td><td>(not in this rubric)</td>{cells}</tr>")
-    empty = f"<p>{esc(NO_SCORES)}</p>" if not scores else ""
-    stamp = f"<p><small>{TAKEN.format(when=esc(when(taken)))}</small></p>" if taken else ""
+        rows.append(f"<tr><td>{html_visible(clipped_text(line_id, 80))}</td><td>(not in this rubric)</td>{cells}</tr>")
+    empty = f"<p>{html_visible(NO_SCORES)}</p>" if not scores else ""
+    stamp = f"<p><small>{TAKEN.format(when=html_visible(when(taken)))}</small></p>" if taken else ""
     if taken:
         text.insert(1, f"  ({TAKEN_TEXT.format(when=when(taken))})")
     body = (
-        f'{STYLE}<div class="gl-card {SCORE_TABLE_CLASS}"><b>{esc(takehome)}: {esc(plain(shown, 120))}</b>,'
+        f'{STYLE}<div class="gl-card {SCORE_TABLE_CLASS}"><b>{html_visible(takehome)}: '
+        f"{html_visible(clipped_text(shown, 120))}</b>,"
         f" reviewer scores{empty}<table><tr><th>line</th><th>kit suggests</th>{head}</tr>{''.join(rows)}</table>"
         f"{stamp}</div>"
     )
@@ -143,8 +148,8 @@ def score_table(
 
 
 def _kit_cell(line: ReviewLine) -> str:
-    value = f" <b>{esc(line.kit_value)}</b>" if line.kit_value is not None else f" {NO_CHOICE}"
-    message = f"<br><small>{esc(plain(line.kit_message))}</small>" if line.kit_message else ""
+    value = f" <b>{html_visible(line.kit_value)}</b>" if line.kit_value is not None else f" {NO_CHOICE}"
+    message = f"<br><small>{html_visible(clipped_text(line.kit_message))}</small>" if line.kit_message else ""
     return f"{badge(line.kit_outcome)}{value}{message}"
 
 
@@ -152,8 +157,11 @@ def _score_cell(entry: ScoreEntry, kit_value: str | None) -> str:
     value = str(entry.value)
     override = " (overrides the kit)" if kit_value is not None and value != kit_value else ""
     comment = str(entry.comment or "")
-    said = f'<div style="white-space:pre-wrap">{esc(plain(comment, 2000))}</div>' if comment else ""
-    return f"<b>{esc(plain(value, 40))}</b>{esc(override)}{said}<small>{esc(when(entry.created_at))}</small>"
+    said = f'<div style="white-space:pre-wrap">{html_visible(clipped_text(comment, 2000))}</div>' if comment else ""
+    return (
+        f"<b>{html_visible(clipped_text(value, 40))}</b>{html_visible(override)}{said}"
+        f"<small>{html_visible(when(entry.created_at))}</small>"
+    )
 
 
 def when(created_at: Any) -> str:
@@ -161,7 +169,7 @@ def when(created_at: Any) -> str:
     try:
         moment = datetime.fromisoformat(str(created_at))
     except ValueError:
-        return plain(created_at, 40)
+        return clipped_text(created_at, 40)
     if moment.utcoffset() is None:
         return moment.strftime("%Y-%m-%d %H:%M")
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from gradelib.errors import CommentRequired, GradelibError
 from gradelib.gradebook import Gradebook
+from gradelib.result import LineResult
 from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine
 
 ReviewKind = Literal["tiers", "points"]
@@ -20,17 +21,29 @@ REVIEWER_NEEDED = f"a reviewer name is needed: type it above or set {ENV_REVIEWE
 
 @dataclass(frozen=True)
 class ReviewLine:
-    """One rubric line as the reviewer scores it: the choices and the kit's suggestion."""
+    """One rubric line as the reviewer scores it: the choices, and the kit's result for it (`kit`) beside them.
+
+    Not a line result itself: a reviewer's form for one line, holding the kit's `LineResult`.
+    """
 
     line_id: str
     title: str
     kind: ReviewKind
     choices: tuple[str, ...]  # tier names, or points "0".."max" as text
     kit_value: str | None  # the kit's tier, or its points as text; None when it has none
-    kit_outcome: str
     needs_human: bool
     descriptions: Mapping[str, str] = field(default_factory=dict, hash=False)
-    kit_message: str = ""
+    kit: LineResult | None = field(default=None, hash=False)  # None: the kit has no result for this line
+
+    @property
+    def kit_outcome(self) -> str:
+        """The kit's outcome for the line (`NO_RESULT_OUTCOME` when it has no result)."""
+        return NO_RESULT_OUTCOME if self.kit is None else self.kit.outcome
+
+    @property
+    def kit_message(self) -> str:
+        """The kit's message for the line (`NO_RESULT_MESSAGE` when it has no result)."""
+        return NO_RESULT_MESSAGE if self.kit is None else self.kit.message
 
     def label(self, choice: str) -> str:
         """A choice as the dropdown shows it: the tier's description, and which one the kit suggests."""
@@ -41,24 +54,21 @@ class ReviewLine:
         return f"{text} (kit)" if choice == self.kit_value else text
 
 
-def review_lines(rubric: Rubric, lines: Sequence[Any]) -> list[ReviewLine]:
-    """Every rubric line with the kit's result (a `LineResult`, gradebook `LineRow` or dict) beside it.
+def review_lines(rubric: Rubric, lines: Sequence[LineResult | Mapping[str, Any]]) -> list[ReviewLine]:
+    """Every rubric line with the kit's result (a `LineResult`, or one in its `--json` shape) beside it.
 
     A line needs a human when the kit left it undecided (needs_review, unverified) or has
     no suggestion for it (on a tiers rubric: no tier). The other lines are listed too: a
     reviewer may override them, with a comment.
     """
-    by_id = {str(_get(line, "line_id", "id")): line for line in lines}
+    results = [line if isinstance(line, LineResult) else LineResult.from_dict(line) for line in lines]
+    by_id = {result.id: result for result in results}
     return [_review_line(rubric_line, by_id.get(rubric_line.id)) for rubric_line in rubric.lines]
 
 
-def _review_line(line: RubricLine, kit: Any | None) -> ReviewLine:
-    if kit is None:
-        outcome, message, tier, points = NO_RESULT_OUTCOME, NO_RESULT_MESSAGE, None, None
-    else:
-        outcome = str(_get(kit, "outcome"))
-        message = str(_get(kit, "message") or "")
-        tier, points = _get(kit, "tier"), _get(kit, "points")
+def _review_line(line: RubricLine, kit: LineResult | None) -> ReviewLine:
+    outcome = NO_RESULT_OUTCOME if kit is None else kit.outcome
+    tier, points = (None, None) if kit is None else (kit.tier, kit.points)
     kind: ReviewKind = "tiers" if line.tiers else "points"
     if kind == "tiers":
         choices = tuple(line.tiers)
@@ -74,22 +84,10 @@ def _review_line(line: RubricLine, kit: Any | None) -> ReviewLine:
         kind=kind,
         choices=choices,
         kit_value=kit_value,
-        kit_outcome=outcome,
         needs_human=outcome in UNDECIDED or kit_value is None,
         descriptions=dict(line.descriptions),
-        kit_message=message,
+        kit=kit,
     )
-
-
-def _get(record: Any, *names: str) -> Any:
-    """The first of `names` a record has, as attribute or key; None when it has none."""
-    for name in names:
-        if isinstance(record, Mapping):
-            if name in record:
-                return record[name]
-        elif hasattr(record, name):
-            return getattr(record, name)
-    return None
 
 
 def _point_choices(maximum: float) -> tuple[str, ...]:

@@ -421,83 +421,39 @@ class _Call:
             ] + command
         return command
 
-    def _limits(self, isolate: bool) -> dict[str, int]:
+    def _limits(self, isolate: bool) -> nsinit.RunLimits:
         processes = self.limits.processes
         if not self.box.as_root:
             # RLIMIT_NPROC counts all of this user's processes, not only the sandbox's.
             processes += sum(1 for name in os.listdir("/proc") if name.isdigit())
-        return {
-            "cpu_seconds": self.limits.cpu_seconds,
-            "memory_bytes": self.limits.memory_bytes,
-            "processes": processes,
-            "file_bytes": self.limits.file_bytes,
-            "open_files": self.limits.open_files,
-        }
+        return nsinit.RunLimits(
+            cpu_seconds=self.limits.cpu_seconds,
+            memory_bytes=self.limits.memory_bytes,
+            processes=processes,
+            file_bytes=self.limits.file_bytes,
+            open_files=self.limits.open_files,
+        )
 
     def start(self, isolate: bool, stop_when: Callable[[], bool] | None) -> RunResult | None:
         """Run once; None when namespaces were refused (self.refusal says why)."""
-        trace = str(self.scratch / "trace.log")
-        resolv = self.scratch / "resolv.conf"
-        resolv.write_text(RESOLV_CONF)
-        os.chmod(resolv, 0o644)
-        root_dir = self.scratch / "root"  # the sandbox's minimal root is mounted here, then pivoted into
-        root_dir.mkdir(exist_ok=True)
+        trace, resolv, root_dir = self._scratch_files()
         with ExitStack() as stack:
-            ports: dict[str, int] = {}
-            local: dict[str, socket.socket] = {}
-            if not isolate:  # the kit's servers go on the real loopback, on free ports
-                for service in self.services:
-                    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-                    sock.bind(("127.0.0.1", 0))
-                    sock.listen(128)
-                    local[service.name], ports[service.name] = sock, sock.getsockname()[1]
-            else:
-                ports = {service.name: service.port for service in self.services}
-            listen = [{"name": s.name, "port": s.port, "protocol": "tcp"} for s in self.services]
-            listen.append({"name": "dns", "port": 53, "protocol": "udp"})
-            argv = self._command(isolate, trace)
-            config = {
-                "isolate": isolate,
-                "as_root": self.box.as_root,
-                "listen": listen,
-                "resolv_conf": str(resolv),
-                "root_dir": str(root_dir),
-                "writable": self.box.writable(self.cwd, self.scratch),
-                "read_only": self.box.environment.read_only_paths() + self._kit_folder(),
-                "tmp": str(self.scratch / "tmp") if self.box.disk.bounded else None,
-                "cwd": str(self.cwd),
-                "argv": argv,
-                "traced": argv[0] == tool("strace"),
-                "env": self._environment(ports),
-                "limits": self._limits(isolate),
-                "umask": self.umask,
-                "cpus": list(self.cpus) if self.cpus else None,
-                "hostname": self.hostname,
-            }
-            parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            stack.callback(parent.close)
-            parent.settimeout(30)
+            ports, local = self._ports(isolate)
+            config = self._init_config(isolate, trace, resolv, root_dir, ports)
+            parent = stack.enter_context(_ControlSocket())
             started = time.monotonic()
-            # the reviewer's environment stops here, even for /proc/1/environ
-            proc = launched.start_nsinit(nsinit.__file__, json.dumps(config), child, {"PATH": SANDBOX_PATH})
-            child.close()
+            proc = self._launch(config, parent)
             stack.callback(_reap, proc)
-            message, fds = _receive(parent)
+            message, fds = _receive(parent.ours)
             if message.get("event") == "unavailable":
                 self.refusal = str(message.get("error", "namespaces refused"))
                 proc.wait()
                 return None
             if message.get("event") != "ready":
                 raise SandboxUnavailable(f"sandbox init failed: {proc.stderr.read().decode() if proc.stderr else ''}")
-            received = {name: socket.socket(fileno=fd) for name, fd in zip(message["sockets"], fds, strict=True)}
-            dns = DnsLog()
-            if "dns" in received:
-                stack.enter_context(dns.serve(received.pop("dns")))
-            for service in self.services:
-                sock = received.get(service.name) or local[service.name]
-                stack.enter_context(service.serve(sock))
-            parent.send(json.dumps({"event": "go"}).encode())
-            message, _ = _receive(parent)
+            dns = self._serve(stack, message, fds, local)
+            parent.ours.send(json.dumps({"event": "go"}).encode())
+            message, _ = _receive(parent.ours)
             pid = int(message.get("pid", 0))
             out = _Capture(proc.stdout, self.limits.output_bytes)
             err = _Capture(proc.stderr, self.limits.output_bytes)
@@ -511,31 +467,104 @@ class _Call:
             duration = time.monotonic() - started
             out.join()
             err.join()
-        notes = list(message.get("notes", []))
-        notes += self._disk_notes(why == "disk")
-        isolation = self._isolation(isolate)
-        log = _read_trace(Path(trace))
+        notes = list(message.get("notes", [])) + self._disk_notes(why == "disk")
+        ended = _Ended(why, None if why else code, duration, out, err)
+        return self._result(isolate, ended, notes, dns, Path(trace))
+
+    def _scratch_files(self) -> tuple[str, Path, Path]:
+        """The run's trace log path, its resolv.conf (the logging resolver) and the folder its root is built in."""
+        trace = str(self.scratch / "trace.log")
+        resolv = self.scratch / "resolv.conf"
+        resolv.write_text(RESOLV_CONF)
+        os.chmod(resolv, 0o644)
+        root_dir = self.scratch / "root"  # the sandbox's minimal root is mounted here, then pivoted into
+        root_dir.mkdir(exist_ok=True)
+        return trace, resolv, root_dir
+
+    def _ports(self, isolate: bool) -> tuple[dict[str, int], dict[str, socket.socket]]:
+        """Each service's port, and (not isolated) the sockets the grader listens on itself."""
+        if isolate:
+            return {service.name: service.port for service in self.services}, {}
+        ports: dict[str, int] = {}
+        local: dict[str, socket.socket] = {}
+        for service in self.services:  # the kit's servers go on the real loopback, on free ports
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            sock.bind(("127.0.0.1", 0))
+            sock.listen(128)
+            local[service.name], ports[service.name] = sock, sock.getsockname()[1]
+        return ports, local
+
+    def _init_config(
+        self, isolate: bool, trace: str, resolv: Path, root_dir: Path, ports: Mapping[str, int]
+    ) -> nsinit.InitConfig:
+        """What the child needs to build the sandbox and start the command."""
+        listen = [nsinit.Listener(s.name, s.port, "tcp") for s in self.services]
+        listen.append(nsinit.Listener("dns", 53, "udp"))
+        argv = self._command(isolate, trace)
+        return nsinit.InitConfig(
+            isolate=isolate,
+            as_root=self.box.as_root,
+            listen=tuple(listen),
+            resolv_conf=str(resolv),
+            root_dir=str(root_dir),
+            writable=tuple(self.box.writable(self.cwd, self.scratch)),
+            read_only=tuple(self.box.environment.read_only_paths() + self._kit_folder()),
+            tmp=str(self.scratch / "tmp") if self.box.disk.bounded else None,
+            cwd=str(self.cwd),
+            argv=tuple(argv),
+            traced=argv[0] == tool("strace"),
+            env=self._environment(ports),
+            limits=self._limits(isolate),
+            umask=self.umask,
+            cpus=tuple(self.cpus) if self.cpus else None,
+            hostname=self.hostname,
+        )
+
+    def _launch(self, config: nsinit.InitConfig, control: _ControlSocket) -> launched.Process:
+        """Start nsinit with the configuration and its end of the control socket (forked by the launcher)."""
+        # the reviewer's environment stops here, even for /proc/1/environ
+        proc = launched.start_nsinit(nsinit.__file__, config.to_json(), control.theirs, {"PATH": SANDBOX_PATH})
+        control.theirs.close()
+        return proc
+
+    def _serve(
+        self, stack: ExitStack, ready: Mapping[str, Any], fds: list[int], local: Mapping[str, socket.socket]
+    ) -> DnsLog:
+        """Serve the logging resolver and the kit's servers on the sockets the child bound (else `local`)."""
+        received = {name: socket.socket(fileno=fd) for name, fd in zip(ready["sockets"], fds, strict=True)}
+        dns = DnsLog()
+        if "dns" in received:
+            stack.enter_context(dns.serve(received.pop("dns")))
+        for service in self.services:
+            sock = received.get(service.name) or local[service.name]
+            stack.enter_context(service.serve(sock))
+        return dns
+
+    def _result(self, isolate: bool, ended: _Ended, notes: list[str], dns: DnsLog, trace: Path) -> RunResult:
+        """What the run did, with the kit's own paths masked."""
+        log = _read_trace(trace)
         traced = tool("strace") is not None
         if not traced:
             notes.append("strace is not installed: attempted connections were not logged")
         hide = _placeholders(self.box.root, self.scratch, self.cwd)  # the kit's paths vary; never candidate text
         hide |= self.box.environment.placeholders()  # the cache folder is the machine's, not the candidate's
+        why = ended.why
         return RunResult(
             argv=tuple(mask(arg, hide) for arg in self.argv),
             cwd=mask(str(self.cwd), hide),
-            exit_code=None if why else code,
+            exit_code=ended.exit_code,
             timed_out=why == "timeout",
             stopped=why == "stopped",
             output_limit_hit=why == "output",
-            duration=duration,
-            stdout=mask(out.text(), hide),
-            stderr=mask(err.text(), hide),
-            stdout_bytes=out.total,
-            stderr_bytes=err.total,
+            duration=ended.duration,
+            stdout=mask(ended.out.text(), hide),
+            stderr=mask(ended.err.text(), hide),
+            stdout_bytes=ended.out.total,
+            stderr_bytes=ended.err.total,
             connections=tuple(connlog.parse_connections(log, dns.hosts)),
             dns_names=dns.names,
             opened=tuple(mask(path, hide) for path in connlog.parse_opened(log)) if self.trace_files else (),
-            isolation=isolation,
+            isolation=self._isolation(isolate),
             traced=traced,
             notes=tuple(mask(note, hide) for note in notes),
             disk_limit_hit=why == "disk",
@@ -575,6 +604,31 @@ def _placeholders(root: Path, scratch: Path, cwd: Path) -> dict[str, str]:
         paths[root / cwd.relative_to(root).parts[0]] = "<copy>"  # NN-label: a kit folder name
     paths[cwd] = "<submission>"
     return {text: shown for path, shown in paths.items() for text in (str(path), os.path.realpath(path))}
+
+
+class _ControlSocket:
+    """The AF_UNIX pair the grader and nsinit talk over: `ours` kept, `theirs` passed to the child."""
+
+    def __init__(self) -> None:
+        self.ours, self.theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.ours.settimeout(30)
+
+    def __enter__(self) -> _ControlSocket:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.ours.close()
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """How a run ended: why the kit stopped it (None: it exited), its exit code, its captured output."""
+
+    why: str | None
+    exit_code: int | None
+    duration: float
+    out: _Capture
+    err: _Capture
 
 
 class _Capture:

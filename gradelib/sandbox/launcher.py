@@ -34,6 +34,7 @@ def _load_nsinit() -> object:
     if spec is None or spec.loader is None:
         raise ImportError("nsinit.py is missing")
     module = importlib.util.module_from_spec(spec)
+    sys.modules["nsinit"] = module  # its dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     return module
 

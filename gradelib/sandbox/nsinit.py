@@ -1,9 +1,11 @@
 """The sandbox's first process: enter fresh namespaces, hand sockets back, start the command.
 
-Run by ``sandbox.py`` as ``python -I nsinit.py CONFIG_JSON CONTROL_FD``. It is a
-standalone, standard-library-only script on purpose: it runs before any
-candidate code, in a fresh single-threaded interpreter (``unshare(2)`` with a
-user namespace refuses multi-threaded callers), and must not import gradelib.
+Run by ``box.py`` as ``python -I nsinit.py CONFIG_JSON CONTROL_FD``, CONFIG_JSON being
+``InitConfig.to_json()``. It is a standalone, standard-library-only script on purpose: it
+runs before any candidate code, in a fresh single-threaded interpreter (``unshare(2)``
+with a user namespace refuses multi-threaded callers), and must not import gradelib
+(``-I`` does not even put this folder on ``sys.path``), so the typed configuration both
+sides use is defined here and ``box.py`` imports it.
 
 Protocol on the control socket (AF_UNIX, SOCK_SEQPACKET, JSON messages):
   -> {"event": "unavailable", "error": ...}        namespaces refused; exit 97
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import dataclasses
 import errno
 import fcntl
 import json
@@ -28,7 +31,9 @@ import socket
 import struct
 import sys
 import time
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -65,6 +70,64 @@ RLIMITS = {
 }
 
 _libc = ctypes.CDLL(None, use_errno=True)
+
+
+@dataclass(frozen=True)
+class Listener:
+    """A socket the kit's server listens on inside the namespace, bound before candidate code runs."""
+
+    name: str
+    port: int
+    protocol: Literal["tcp", "udp"] = "tcp"
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """The resource limits the command runs under (0: not limited); the names of `RLIMITS`."""
+
+    cpu_seconds: int
+    memory_bytes: int
+    processes: int
+    file_bytes: int
+    open_files: int
+
+
+@dataclass(frozen=True)
+class InitConfig:
+    """Everything the child needs to build the sandbox and start the command, sent as JSON."""
+
+    isolate: bool  # enter namespaces; False runs the command with limits only
+    cwd: str
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    limits: RunLimits
+    as_root: bool = False
+    listen: tuple[Listener, ...] = ()
+    resolv_conf: str | None = None  # bound over /etc/resolv.conf: the grader's logging resolver
+    root_dir: str = ""  # where the minimal root is built, then pivoted into
+    writable: tuple[str, ...] = ()
+    read_only: tuple[str, ...] = ()  # the submission's installed dependencies, the kit's folder
+    tmp: str | None = None  # the run's /tmp in the capped workspace, else a private tmpfs
+    traced: bool = False  # under strace: the command's wrapper reports its exit on fd 3
+    umask: int = 0o022
+    cpus: tuple[int, ...] | None = None
+    hostname: str | None = None
+
+    def to_json(self) -> str:
+        """The configuration as the child's first argument."""
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> InitConfig:
+        """The configuration back from `to_json` (an unknown or missing key is a TypeError)."""
+        data = json.loads(text)
+        data["listen"] = tuple(Listener(**item) for item in data.get("listen", ()))
+        data["limits"] = RunLimits(**data["limits"])
+        for key in ("argv", "writable", "read_only"):
+            data[key] = tuple(data.get(key, ()))
+        if data.get("cpus") is not None:
+            data["cpus"] = tuple(data["cpus"])
+        return cls(**data)
 
 
 def _check(result: int, what: str) -> None:
@@ -120,27 +183,27 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
     )
 
 
-def arrange_mounts(config: dict[str, Any], notes: list[str]) -> None:
+def arrange_mounts(config: InitConfig, notes: list[str]) -> None:
     """Build a minimal root and move into it: the system read-only, the run's folders, private /tmp.
 
     Everything else (the reviewer's home, the kit's repository and reports, /run's sockets,
     other submissions) is simply not there. DNS points at the grader's logging resolver.
     """
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
-    root = config["root_dir"]
+    root = config.root_dir
     _mount("tmpfs", root, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=16m")
     for path in SYSTEM_PATHS:
         _expose(root, path, read_only=True, notes=notes)
-    if config.get("tmp"):  # the run's own folder in the capped workspace: /tmp counts against the same cap
-        _mount(config["tmp"], _mkdir(root, "/tmp"), None, MS_BIND)
+    if config.tmp:  # the run's own folder in the capped workspace: /tmp counts against the same cap
+        _mount(config.tmp, _mkdir(root, "/tmp"), None, MS_BIND)
     else:
         _mount("tmpfs", _mkdir(root, "/tmp"), "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=256m")
     _device_nodes(root, notes)
-    for path in config.get("writable", []):
+    for path in config.writable:
         _expose(root, path, read_only=False, notes=notes)
-    for path in config.get("read_only", []):  # the submission's installed dependencies
+    for path in config.read_only:  # the submission's installed dependencies
         _expose(root, path, read_only=True, notes=notes)
-    resolv = config.get("resolv_conf")
+    resolv = config.resolv_conf
     if resolv:
         target = os.path.realpath("/etc/resolv.conf")
         try:
@@ -207,25 +270,25 @@ def _device_nodes(root: str, notes: list[str]) -> None:
         os.symlink(target, f"{dev}/{name}")
 
 
-def bind_listeners(config: dict[str, Any]) -> tuple[list[str], list[int]]:
+def bind_listeners(config: InitConfig) -> tuple[list[str], list[int]]:
     """Bind the kit's server sockets inside the namespace, before any candidate code runs."""
     names: list[str] = []
     fds: list[int] = []
-    for spec in config.get("listen", []):
-        kind = socket.SOCK_DGRAM if spec["protocol"] == "udp" else socket.SOCK_STREAM
+    for spec in config.listen:
+        kind = socket.SOCK_DGRAM if spec.protocol == "udp" else socket.SOCK_STREAM
         sock = socket.socket(socket.AF_INET, kind)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", spec["port"]))
+        sock.bind(("127.0.0.1", spec.port))
         if kind == socket.SOCK_STREAM:
             sock.listen(128)
-        names.append(spec["name"])
+        names.append(spec.name)
         fds.append(sock.detach())
     return names, fds
 
 
-def set_limits(limits: dict[str, int]) -> None:
+def set_limits(limits: RunLimits) -> None:
     """Apply resource limits to this process (inherited by the command)."""
-    for name, value in limits.items():
+    for name, value in dataclasses.asdict(limits).items():
         which = RLIMITS.get(name)
         if which is not None and value:
             # A hard CPU limit above the soft one lets SIGXCPU (a readable cause) arrive first.
@@ -233,39 +296,37 @@ def set_limits(limits: dict[str, int]) -> None:
             resource.setrlimit(which, (value, hard))
 
 
-def exec_command(config: dict[str, Any], report_fd: int | None = None) -> None:
+def exec_command(config: InitConfig, report_fd: int | None = None) -> None:
     """Become the candidate's command: limits, umask, working folder, then exec."""
-    if config["isolate"]:
+    if config.isolate:
         os.setsid()  # without a PID namespace the supervisor's session is what the kit kills
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    if config.get("cpus"):
-        os.sched_setaffinity(0, config["cpus"])
-    os.umask(config.get("umask", 0o022))
-    set_limits(config.get("limits", {}))
-    os.chdir(config["cwd"])
+    if config.cpus:
+        os.sched_setaffinity(0, config.cpus)
+    os.umask(config.umask)
+    set_limits(config.limits)
+    os.chdir(config.cwd)
     if report_fd is not None:
         os.dup2(report_fd, REPORT_FD)  # dup2 clears close-on-exec: the wrapper writes here
-    argv = config["argv"]
-    os.execve(argv[0], argv, config["env"])
+    os.execve(config.argv[0], list(config.argv), dict(config.env))
 
 
-def run_init(config: dict[str, Any]) -> int:
+def run_init(config: InitConfig) -> int:
     """PID 1 of the new PID namespace: start the command, reap orphans, report its status."""
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     # Containers with a masked /proc refuse a new one; the host's view then stays.
     with contextlib.suppress(OSError):
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    if config.get("hostname"):
-        _libc.sethostname(config["hostname"].encode(), len(config["hostname"]))
+    if config.hostname:
+        _libc.sethostname(config.hostname.encode(), len(config.hostname))
     # Returning ends PID 1, and the kernel kills whatever the command left behind.
     return start_and_supervise(config, inside_pid_namespace=True)
 
 
-def start_and_supervise(config: dict[str, Any], *, inside_pid_namespace: bool) -> int:
+def start_and_supervise(config: InitConfig, *, inside_pid_namespace: bool) -> int:
     """Fork the command (with the exit-report pipe when traced) and supervise it."""
-    traced = bool(config.get("traced"))
-    read_end, write_end = os.pipe() if traced else (None, None)
+    read_end, write_end = os.pipe() if config.traced else (None, None)
     child = os.fork()
     if child == 0:
         try:
@@ -358,14 +419,14 @@ def _encode(status: int) -> int:
 
 def main(argv: list[str]) -> int:
     """Entry point; see the module docstring for the protocol."""
-    config = json.loads(argv[1])
+    config = InitConfig.from_json(argv[1])
     ctrl = socket.socket(fileno=int(argv[2]))
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     notes: list[str] = []
-    isolate = config["isolate"]
+    isolate = config.isolate
     if isolate:
         try:
-            enter_namespaces(as_root=bool(config.get("as_root")))
+            enter_namespaces(as_root=config.as_root)
         except OSError as exc:
             _send(ctrl, {"event": "unavailable", "error": str(exc), "errno": exc.errno})
             return EXIT_UNAVAILABLE

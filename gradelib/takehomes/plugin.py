@@ -16,24 +16,17 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Protocol
 
-from gradelib.result import Report
+from gradelib.result import LineResult, Report
 
 RUBRIC_FILE = "rubric.toml"
 NOTEBOOK_FILE = "notebook.ipynb"
-
-
-class LineView(Protocol):
-    """A rubric line's stored result, as the cohort sees it."""
-
-    outcome: str
-    evidence: Mapping[str, Any]
 
 
 class EntryView(Protocol):
     """One graded submission as a failure mode sees it: its lines by id and its facts."""
 
     @property
-    def line_results(self) -> Mapping[str, LineView]: ...
+    def line_results(self) -> Mapping[str, LineResult]: ...
 
     @property
     def facts(self) -> Mapping[str, Any]: ...

@@ -151,7 +151,7 @@ class DeliveryRunner:
             ledger=ledger,
             run=run,
             port=port if isinstance(port, int) else None,
-            problem=safetext.plain(str(problem), 300) if problem else None,
+            problem=safetext.clipped_text(str(problem), 300) if problem else None,
         )
 
 
@@ -189,7 +189,7 @@ def _start(raw: dict[str, Any]) -> dict[str, Any]:
         "step": raw.get("step"),
         "ready": bool(raw.get("ready")),
         "exit_code": raw.get("exit_code"),
-        "error": safetext.plain(str(error), 300) if error else None,
+        "error": safetext.clipped_text(str(error), 300) if error else None,
     }
 
 

@@ -31,7 +31,9 @@ def find_hints(text: str) -> list[dict[str, Any]]:
     for number, line in enumerate(text.splitlines(), start=1):
         for kind, label, pattern in HINT_PATTERNS:
             if pattern.search(line):
-                hints.append({"line": number, "kind": kind, "label": label, "text": safetext.plain(line.strip())})
+                hints.append(
+                    {"line": number, "kind": kind, "label": label, "text": safetext.clipped_text(line.strip())}
+                )
         if len(hints) >= MAX_HINTS:
             break
     return hints[:MAX_HINTS]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gradelib.display import render
+from gradelib.display import render, safetext
 
 from gradelib_webhooks.deliveries import ScenarioRun
 
@@ -22,8 +22,9 @@ def deliveries_html(runs: Mapping[str, ScenarioRun]) -> render.Html:
     for run in runs.values():
         verdict = run.unmeasured() or run.verdict.describe()
         parts.append(
-            f"<div class='gl-card'><b>{render.esc(run.scenario.title)}</b>: {render.esc(run.scenario.about)}"
-            f"<br>{render.esc(verdict)}{render.table_html(deliveries_rows(run))}</div>"
+            f"<div class='gl-card'><b>{safetext.html_visible(run.scenario.title)}</b>: "
+            f"{safetext.html_visible(run.scenario.about)}"
+            f"<br>{safetext.html_visible(verdict)}{render.table_html(deliveries_rows(run))}</div>"
         )
         lines.append(f"{run.scenario.name}: {verdict}")
     return render.Html("".join(parts), "\n".join(lines))

@@ -273,8 +273,8 @@ class ClientRunner:
             run=run,
             outcome=str(outcome) if outcome is not None else None,
             value=result.get("value"),
-            error=safetext.plain(error, 500) if error is not None else None,
-            unhandled=tuple(safetext.plain(u, 300) for u in result.get("unhandled") or [])[:5],
+            error=safetext.clipped_text(error, 500) if error is not None else None,
+            unhandled=tuple(safetext.clipped_text(u, 300) for u in result.get("unhandled") or [])[:5],
             requests=stopper.made(),
             stop_reason=stopper.reason if run.stopped else None,
             calls=tuple(_call(call) for call in (result.get("calls") or [])[:10] if isinstance(call, dict)),
@@ -340,5 +340,5 @@ def _call(call: Mapping[str, Any]) -> dict[str, Any]:
         "amount": call.get("amount"),
         "outcome": str(call.get("outcome")),
         "value": call.get("value"),
-        "error": safetext.plain(error, 500) if error is not None else None,
+        "error": safetext.clipped_text(error, 500) if error is not None else None,
     }

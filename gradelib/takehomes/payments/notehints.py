@@ -52,7 +52,7 @@ def find_hints(text: str) -> list[dict[str, Any]]:
 
 
 def _hint(number: int, kind: str, label: str, line: str) -> dict[str, Any]:
-    return {"line": number, "kind": kind, "label": label, "text": safetext.plain(line.strip())}
+    return {"line": number, "kind": kind, "label": label, "text": safetext.clipped_text(line.strip())}
 
 
 def hint_lines(hints: Sequence[Mapping[str, Any]], kind: str) -> list[int]:

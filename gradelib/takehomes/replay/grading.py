@@ -119,6 +119,99 @@ class Replay:
         return self.answers is not None or self.problem != ANSWERS_NOT_WRITTEN
 
 
+@dataclass(frozen=True)
+class RecordRuns:
+    """What the record line judges: two records against healthy stubs, a replay, a record against a failing one."""
+
+    healthy: ModelStub  # the stub of the first record
+    healthy_again: ModelStub  # the stub of the second, "twice in a row"
+    first: RunResult
+    second: RunResult
+    after: Replay  # replay, from the cassettes the records left
+    failing: ModelStub
+    failing_run: RunResult
+
+    def wrong_labels(self) -> dict[str, dict[str, str | None]]:
+        """Tickets the replay after record labelled differently from the healthy stub."""
+        expected = self.healthy.expected_labels()
+        got = _labels(self.after.answers)
+        return {
+            tid: {"stub": label, "replay": got.get(tid)} for tid, label in expected.items() if got.get(tid) != label
+        }
+
+    def checks(self, wrong: Mapping[str, object]) -> dict[str, bool]:
+        """(a) capped and replayable against a healthy stub, (b) gave up against a failing one, (c) twice."""
+        first, second, after, failing, failing_run = self.first, self.second, self.after, self.failing, self.failing_run
+        return {
+            "a_healthy": first.ok
+            and self.healthy.call_count <= MAX_CALLS
+            and after.run.ok
+            and bool(self.healthy.expected_labels())
+            and not wrong,
+            # Gave up: it really called the stub, then exited non-zero on its own within the cap.
+            "b_failing": 0 < failing.call_count <= MAX_CALLS
+            and not failing_run.ok
+            and failing_run.exit_code is not None,
+            "c_twice": first.ok and second.ok and self.healthy_again.call_count <= MAX_CALLS,
+        }
+
+    def evidence(self, checks: Mapping[str, bool], wrong: Mapping[str, object], honesty: Any) -> dict[str, Any]:
+        """The record line's evidence (the shape the reports and their golden files show)."""
+        return {
+            "checks": checks,
+            "healthy": {
+                "calls": [self.healthy.call_count, self.healthy_again.call_count],
+                "runs": [self.first.evidence(), self.second.evidence()],
+                "replay_after": self.after.run.evidence(),
+                "replay_after_wrote_answers": self.after.answers is not None,
+                "labels_mismatched": wrong,
+            },
+            "failing": {"calls": self.failing.call_count, "run": self.failing_run.evidence()},
+            "honesty": honesty,
+        }
+
+
+def _record_failures(runs: RecordRuns, checks: Mapping[str, bool], wrong: Mapping[str, object]) -> list[str]:
+    """Why each failed check of the record line failed; an error already shown is not repeated."""
+    first, second, after, failing, failing_run = runs.first, runs.second, runs.after, runs.failing, runs.failing_run
+    failures = []
+    shown: set[str] = set()
+
+    def ended(run: RunResult) -> str:
+        """`_failed(run)`, shortened when the same error was already shown in this message."""
+        text = _failed(run)
+        if text in shown and ": " in text:
+            return text.split(": ", 1)[0] + " (the same error)"
+        shown.add(text)
+        return text
+
+    if not checks["a_healthy"]:
+        if runs.healthy.call_count > MAX_CALLS:
+            failures.append(f"(a) went past {MAX_CALLS} model calls against the healthy stub")
+        elif not first.ok:
+            failures.append(f"(a) record against the healthy stub {ended(first)}")
+        elif not after.run.ok or after.answers is None:
+            failures.append(f"(a) replay after record {_no_answers(after)}")
+        else:
+            failures.append(f"(a) replay after record disagrees with the stub on {len(wrong) or 'all'} ticket(s)")
+    if not checks["b_failing"]:
+        if failing.call_count == 0:
+            failures.append(f"(b) against a failing stub, record never called the stub ({ended(failing_run)})")
+        else:
+            what = ended(failing_run)
+            if failing_run.stopped:
+                what = f"still calling, so the kit stopped it after {failing_run.duration:.0f} s"
+            failures.append(f"(b) against a failing stub: {failing.call_count} calls (cap {MAX_CALLS}), {what}")
+    if not checks["c_twice"]:
+        if not second.ok:
+            failures.append(f"(c) second record in a row {ended(second)}")
+        elif not first.ok:
+            failures.append(f"(c) the first of two records in a row {ended(first)}")
+        else:
+            failures.append(f"(c) the second record in a row went past {MAX_CALLS} model calls")
+    return failures
+
+
 def _command(copy: Path, mode: str) -> list[str]:
     """`./run.sh MODE` when run.sh is executable with a shebang, else `bash run.sh MODE`."""
     script = copy / RUN_SH
@@ -330,7 +423,7 @@ class ReplayGrading(BaseGrading):
         )
 
     @cached
-    def record_runs(self) -> dict[str, Any]:
+    def record_runs(self) -> RecordRuns:
         """Record twice against a healthy stub, then replay; record once against a failing one."""
         healthy_copy = self.box.copy("record")
         _clear_outputs(healthy_copy, RECORD_OUTPUTS)
@@ -345,13 +438,7 @@ class ReplayGrading(BaseGrading):
         failing_copy = self.box.copy("record-failing")
         _clear_outputs(failing_copy, RECORD_OUTPUTS)
         failing_run = self._record(failing_copy, failing)
-        return {
-            "stubs": stubs,
-            "records": runs,
-            "replay": Replay(after, answers, problem),
-            "failing": failing,
-            "failing_run": failing_run,
-        }
+        return RecordRuns(stubs[0], stubs[1], runs[0], runs[1], Replay(after, answers, problem), failing, failing_run)
 
     def _unrunnable(self, line_id: str) -> LineResult | None:
         if self.missing_run_sh:
@@ -504,77 +591,12 @@ class ReplayGrading(BaseGrading):
         """Record against the kit's stub: capped, re-runnable, feeds replay; fixtures honest."""
         if early := self._unrunnable("record"):
             return early
-        data = self.record_runs
-        first, second = data["records"]
-        stubs: list[ModelStub] = data["stubs"]
-        after: Replay = data["replay"]
-        failing: ModelStub = data["failing"]
-        failing_run: RunResult = data["failing_run"]
-        expected = stubs[0].expected_labels()
-        got = _labels(after.answers)
-        wrong = {
-            tid: {"stub": label, "replay": got.get(tid)} for tid, label in expected.items() if got.get(tid) != label
-        }
-        checks = {
-            "a_healthy": first.ok
-            and stubs[0].call_count <= MAX_CALLS
-            and after.run.ok
-            and bool(expected)
-            and not wrong,
-            # Gave up: it really called the stub, then exited non-zero on its own within the cap.
-            "b_failing": 0 < failing.call_count <= MAX_CALLS
-            and not failing_run.ok
-            and failing_run.exit_code is not None,
-            "c_twice": first.ok and second.ok and stubs[1].call_count <= MAX_CALLS,
-        }
+        runs = self.record_runs
+        wrong = runs.wrong_labels()
+        checks = runs.checks(wrong)
         honesty = self.honesty()
-        evidence = {
-            "checks": checks,
-            "healthy": {
-                "calls": [s.call_count for s in stubs],
-                "runs": [first.evidence(), second.evidence()],
-                "replay_after": after.run.evidence(),
-                "replay_after_wrote_answers": after.answers is not None,
-                "labels_mismatched": wrong,
-            },
-            "failing": {"calls": failing.call_count, "run": failing_run.evidence()},
-            "honesty": honesty,
-        }
-        failures = []
-        shown: set[str] = set()
-
-        def ended(run: RunResult) -> str:
-            """`_failed(run)`, shortened when the same error was already shown in this message."""
-            text = _failed(run)
-            if text in shown and ": " in text:
-                return text.split(": ", 1)[0] + " (the same error)"
-            shown.add(text)
-            return text
-
-        if not checks["a_healthy"]:
-            if stubs[0].call_count > MAX_CALLS:
-                failures.append(f"(a) went past {MAX_CALLS} model calls against the healthy stub")
-            elif not first.ok:
-                failures.append(f"(a) record against the healthy stub {ended(first)}")
-            elif not after.run.ok or after.answers is None:
-                failures.append(f"(a) replay after record {_no_answers(after)}")
-            else:
-                failures.append(f"(a) replay after record disagrees with the stub on {len(wrong) or 'all'} ticket(s)")
-        if not checks["b_failing"]:
-            if failing.call_count == 0:
-                failures.append(f"(b) against a failing stub, record never called the stub ({ended(failing_run)})")
-            else:
-                what = ended(failing_run)
-                if failing_run.stopped:
-                    what = f"still calling, so the kit stopped it after {failing_run.duration:.0f} s"
-                failures.append(f"(b) against a failing stub: {failing.call_count} calls (cap {MAX_CALLS}), {what}")
-        if not checks["c_twice"]:
-            if not second.ok:
-                failures.append(f"(c) second record in a row {ended(second)}")
-            elif not first.ok:
-                failures.append(f"(c) the first of two records in a row {ended(first)}")
-            else:
-                failures.append(f"(c) the second record in a row went past {MAX_CALLS} model calls")
+        evidence = runs.evidence(checks, wrong, honesty)
+        failures = _record_failures(runs, checks, wrong)
         if failures:
             return self._line("record", "fail", "; ".join(failures), evidence)
         findings = honesty["findings"]
@@ -583,8 +605,8 @@ class ReplayGrading(BaseGrading):
                 "record", "needs_review", f"capped and re-runnable, but fixtures look edited: {findings[0]}", evidence
             )
         message = (
-            f"{stubs[0].call_count} calls per record, re-runnable, replay reproduced the stub's labels; "
-            f"against a failing stub it gave up after {failing.call_count} calls ({failing_run.status()})"
+            f"{runs.healthy.call_count} calls per record, re-runnable, replay reproduced the stub's labels; "
+            f"against a failing stub it gave up after {runs.failing.call_count} calls ({runs.failing_run.status()})"
         )
         return self._line("record", "pass", message, evidence)
 

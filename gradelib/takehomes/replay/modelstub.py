@@ -226,32 +226,12 @@ class ModelStub:
                 self._serving = False
 
     def _answer(self, raw: bytes) -> _Reply:
-        try:
-            request: Any = json.loads(raw)
-        except (ValueError, RecursionError):
-            request = None
-        if request is None:
-            digest = hashlib.sha256(self.salt.encode() + b"\0" + raw).hexdigest()
-            text = raw.decode("utf-8", "replace")
-            messages = None
-        else:
-            canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-            digest = _sha256(self.salt + "\0" + canonical)
-            messages = request.get("messages") if isinstance(request, dict) else None
-            text = _message_text(messages)
+        request, digest, text, messages = self._read_request(raw)
         found = self.find_ticket(text) if text else None
         ticket_id = found[0] if found else None
-        if self.mode == "failing":
-            message = "The server is temporarily unable to handle the request."
-            payload = _error_payload(message, "server_error", None)
-            return _Reply(self.fail_status, payload, ticket_id, None, digest)
-        if request is None:
-            message = "We could not parse the JSON body of your request."
-            payload = _error_payload(message, "invalid_request_error", None)
-            return _Reply(400, payload, ticket_id, None, digest)
-        if not isinstance(messages, list) or not messages:
-            payload = _error_payload("'messages' must be a non-empty array.", "invalid_request_error", "messages")
-            return _Reply(400, payload, ticket_id, None, digest)
+        refused = self._refusal(request, messages, ticket_id, digest)
+        if refused is not None:
+            return refused
         if found and self.relay is not None:
             relayed = self.relay(found[0], request)
             if relayed is not None:
@@ -269,9 +249,41 @@ class ModelStub:
             content = f"label: {label}\njustification: {justification}"
         else:
             content = json.dumps({"label": label, "justification": justification})
+        return _Reply(200, self._completion(digest, text, content), ticket_id, label, digest)
+
+    def _read_request(self, raw: bytes) -> tuple[Any, str, str, Any]:
+        """The request body as JSON (None when it is not), its salted digest, its prompt text, its messages."""
+        try:
+            request: Any = json.loads(raw)
+        except (ValueError, RecursionError):
+            request = None
+        if request is None:
+            digest = hashlib.sha256(self.salt.encode() + b"\0" + raw).hexdigest()
+            return None, digest, raw.decode("utf-8", "replace"), None
+        canonical = json.dumps(request, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        messages = request.get("messages") if isinstance(request, dict) else None
+        return request, _sha256(self.salt + "\0" + canonical), _message_text(messages), messages
+
+    def _refusal(self, request: Any, messages: Any, ticket_id: str | None, digest: str) -> _Reply | None:
+        """The error a failing stub or an unusable request gets, else None."""
+        if self.mode == "failing":
+            message = "The server is temporarily unable to handle the request."
+            payload = _error_payload(message, "server_error", None)
+            return _Reply(self.fail_status, payload, ticket_id, None, digest)
+        if request is None:
+            message = "We could not parse the JSON body of your request."
+            payload = _error_payload(message, "invalid_request_error", None)
+            return _Reply(400, payload, ticket_id, None, digest)
+        if not isinstance(messages, list) or not messages:
+            payload = _error_payload("'messages' must be a non-empty array.", "invalid_request_error", "messages")
+            return _Reply(400, payload, ticket_id, None, digest)
+        return None
+
+    def _completion(self, digest: str, text: str, content: str) -> dict[str, Any]:
+        """An OpenAI chat completion answering with `content`."""
         prompt_tokens = max(1, len(text) // 4)
         completion_tokens = max(1, len(content) // 4)
-        payload = {
+        return {
             "id": f"chatcmpl-{digest[:16]}",
             "object": "chat.completion",
             "created": int(time.time()),
@@ -289,7 +301,6 @@ class ModelStub:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
-        return _Reply(200, payload, ticket_id, label, digest)
 
     def _record(self, method: str, path: str, reply: _Reply) -> StubCall:
         with self._lock:
