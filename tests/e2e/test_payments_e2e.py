@@ -29,7 +29,7 @@ pytestmark = [
 
 SAMPLES_DIR = ROOT / "submissions" / "payments"
 SAMPLES = sorted(path.name for path in SAMPLES_DIR.iterdir() if path.is_dir())
-EXPECTED: dict[str, dict[str, Any]] = tomllib.loads((ROOT / "tests" / "expected_payments.toml").read_text())
+EXPECTED: dict[str, dict[str, Any]] = tomllib.loads((Path(__file__).parent / "expected_payments.toml").read_text())
 LINE_IDS = ["found_defect", "key_scope", "evidence", "explanation", "blast_radius"]
 CONTRACT_FACTS = [
     "key_scope", "tests_green_on_own", "tests_red_on_draft", "dropped_payment_on_outage",

@@ -18,7 +18,7 @@ import pytest
 
 from gradelib import takehomes
 from gradelib.intake import ingest
-from tests.conftest import ROOT, SAMPLES
+from conftest import ROOT, SAMPLES
 
 BENCHMARKS = ROOT / "benchmarks"
 
