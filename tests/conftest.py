@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import stat
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from plugin_site import installed
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -77,3 +78,16 @@ def processes_matching(marker: str) -> list[int]:
         if marker in cmdline:
             found.append(int(pid))
     return found
+
+
+@pytest.fixture(scope="module")
+def tiny_takehome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The test-only `tiny` take-home (tests/tinytakehome), registered through an entry point for one module."""
+    with installed(tmp_path_factory.mktemp("tiny-site")) as takehome:
+        yield takehome
+
+
+def tiny_submission(root: Path, answer: str = "42") -> Path:
+    """A `tiny` submission folder: its answer file (42 passes, anything else fails)."""
+    return write_tree(root, {"answer.txt": answer + "\n"})
+
