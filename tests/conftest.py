@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from plugin_site import installed
+from sample_cohort import GradedCohort, grade_samples
 
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
@@ -91,3 +92,8 @@ def tiny_submission(root: Path, answer: str = "42") -> Path:
     """A `tiny` submission folder: its answer file (42 passes, anything else fails)."""
     return write_tree(root, {"answer.txt": answer + "\n"})
 
+
+@pytest.fixture(scope="session")
+def graded_samples(tmp_path_factory: pytest.TempPathFactory) -> GradedCohort:
+    """The sample cohort graded once per session by the real batch, names revealed; read it, never write it."""
+    return grade_samples(SAMPLES, tmp_path_factory.mktemp("samples") / "reports")
