@@ -19,7 +19,8 @@ import nbformat
 HTML = "text/html"
 TEXT = "text/plain"
 WIDGET = "application/vnd.jupyter.widget-view+json"
-PICTURES = ("image/png", "image/jpeg", "image/svg+xml")
+SVG = "image/svg+xml"
+PICTURES = ("image/png", "image/jpeg", SVG)
 SHOWN = (HTML, "text/markdown", TEXT)  # the first a reviewer's front end renders
 
 SVG_BLOCK = re.compile(r"<svg\b([^>]*)>.*?</svg>", re.S | re.I)
@@ -59,9 +60,23 @@ def mask(text: str, replacements: Mapping[str, str] = {}) -> str:
     return text
 
 
-def _svg_placeholder(match: re.Match[str]) -> str:
-    size = " ".join(f"{key}={value}" for key, value in SVG_SIZE.findall(match.group(1)))
+def _svg_size(attributes: str) -> str:
+    """`<svg width=.. height=.. viewBox=..>`: the root's size, which the data behind a chart does not move."""
+    size = " ".join(f"{key}={value}" for key, value in SVG_SIZE.findall(attributes))
     return f"<svg {size}>" if size else "<svg>"
+
+
+def _svg_placeholder(match: re.Match[str]) -> str:
+    return _svg_size(match.group(1))
+
+
+def _picture(mime: str, data: Mapping[str, Any]) -> str:
+    """A picture as its type and nominal size: an SVG root's attributes, a matplotlib figure's repr."""
+    if mime == SVG:
+        root = re.search(r"<svg\b([^>]*)>", str(data[mime]), re.I)
+        return f"<picture: {_svg_size(root.group(1) if root else '')}>"
+    plain = FIGURE_REPR.search(str(data.get(TEXT, "")))
+    return f"<picture{': ' + plain.group(0) if plain else ''}>"
 
 
 def _html(text: str, styles: dict[str, int]) -> str:
@@ -104,8 +119,7 @@ def _output(output: Mapping[str, Any], styles: dict[str, int]) -> list[str]:
         return ["--- widget"]  # its model id changes every run; the static table is the score-table cell's
     for picture in PICTURES:
         if picture in data:
-            plain = FIGURE_REPR.search(str(data.get(TEXT, "")))
-            return [f"--- {picture} <picture{': ' + plain.group(0) if plain else ''}>"]
+            return [f"--- {picture} {_picture(picture, data)}"]
     for mime in SHOWN:
         if mime in data:
             text = str(data[mime])

@@ -28,6 +28,10 @@ def _notebook(path: Path, *, run: int, note: str = "replay: 20 tickets") -> Path
         new_output("display_data", data={"text/html": card, "text/plain": "<Html>"}),
         new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure size 750x335 with 1 Axes>"}),
         new_output("display_data", data={"application/vnd.jupyter.widget-view+json": {"model_id": f"m{run}"}}),
+        new_output(
+            "display_data",
+            data={"image/svg+xml": f'<svg width="720" height="180"><text>{run} s</text></svg>'},
+        ),
         new_output("stream", name="stdout", text=f"graded in {run}.5 s\n"),
     ]
     nb = new_notebook(cells=[new_markdown_cell("## 2. Key scope"), shown])
@@ -46,6 +50,7 @@ def test_two_runs_that_differ_only_in_what_varies_give_the_same_text(tmp_path: P
         assert masked in first, masked
     assert "127.0.0.1:<port>" in first and "pid <n>" in first and "taken <when>" in first
     assert "--- image/png <picture: <Figure size 750x335 with 1 Axes>>" in first and "--- widget" in first
+    assert "--- image/svg+xml <picture: <svg width=720 height=180>>" in first
     assert "<style: block 1>" in first and "--- stdout\ngraded in <t>" in first
 
 
