@@ -1,17 +1,40 @@
-"""Shared fixtures: small submissions written on the fly, and the sample cohort's location."""
+"""Shared fixtures: small submissions written on the fly, the sample cohort's location, the e2e marker by folder.
+
+Unit tests live in `tests/unit/`, end-to-end tests (real submissions through the real sandbox,
+papermill, installers or a browser) in `tests/e2e/`; every test there is marked `e2e`, and a
+test marked `e2e` anywhere else is a usage error, so `-m e2e` and the folder always agree.
+"""
 
 from __future__ import annotations
 
 import os
 import stat
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from plugin_site import installed
+from sample_cohort import GradedCohort, grade_samples
 
-ROOT = Path(__file__).resolve().parent.parent
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
 SAMPLES = ROOT / "submissions"
+E2E = TESTS / "e2e"
+E2E_MARK = "e2e"
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test under tests/e2e as e2e; refuse an e2e mark outside it."""
+    misplaced = []
+    for item in items:
+        if E2E in item.path.parents:
+            item.add_marker(E2E_MARK)
+        elif item.get_closest_marker(E2E_MARK):
+            misplaced.append(item.nodeid)
+    if misplaced:
+        raise pytest.UsageError(f"marked {E2E_MARK} outside {E2E.relative_to(ROOT)}/: {', '.join(misplaced)}")
 
 
 def write_tree(root: Path, files: dict[str, str]) -> Path:
@@ -56,3 +79,21 @@ def processes_matching(marker: str) -> list[int]:
         if marker in cmdline:
             found.append(int(pid))
     return found
+
+
+@pytest.fixture(scope="module")
+def tiny_takehome(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The test-only `tiny` take-home (tests/tinytakehome), registered through an entry point for one module."""
+    with installed(tmp_path_factory.mktemp("tiny-site")) as takehome:
+        yield takehome
+
+
+def tiny_submission(root: Path, answer: str = "42") -> Path:
+    """A `tiny` submission folder: its answer file (42 passes, anything else fails)."""
+    return write_tree(root, {"answer.txt": answer + "\n"})
+
+
+@pytest.fixture(scope="session")
+def graded_samples(tmp_path_factory: pytest.TempPathFactory) -> GradedCohort:
+    """The sample cohort graded once per session by the real batch, names revealed; read it, never write it."""
+    return grade_samples(SAMPLES, tmp_path_factory.mktemp("samples") / "reports")

@@ -27,6 +27,12 @@ def _entry_points() -> dict[str, EntryPoint]:
     return found
 
 
+def refresh() -> None:
+    """Read the entry points again: a take-home installed (or removed) while this process runs."""
+    _entry_points.cache_clear()
+    load.cache_clear()
+
+
 def names() -> tuple[str, ...]:
     """Every registered take-home id, the kit's own first."""
     order = {name: position for position, name in enumerate(KIT_TAKEHOMES)}

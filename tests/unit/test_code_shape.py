@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("gradelib", "examples/takehome-webhooks/gradelib_webhooks")
 MAX_BODY_LINES = 60
 

@@ -7,11 +7,11 @@ import shutil
 import subprocess
 import tomllib
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from conftest import SAMPLES
+from sample_cohort import GradedCohort
 
 from gradelib import cli
 from gradelib.intake import ingest
@@ -26,12 +26,9 @@ LINE_IDS = ["identical", "offline", "missing_fixture", "record", "volatile"]
 
 
 @pytest.fixture(scope="module")
-def cohort() -> dict[str, Report]:
-    """Every sample graded once, two at a time."""
-    names = sorted(EXPECTED)
-    with ThreadPoolExecutor(2) as pool:
-        reports = list(pool.map(lambda n: replay.check(REPLAY_SAMPLES / n), names))
-    return dict(zip(names, reports, strict=True))
+def cohort(graded_samples: GradedCohort) -> dict[str, Report]:
+    """Every sample, as the session's batch graded it (its saved JSON result)."""
+    return {name: graded_samples.report("replay", name) for name in graded_samples.names("replay")}
 
 
 def test_every_sample_is_listed_in_the_expectations() -> None:

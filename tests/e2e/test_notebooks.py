@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT, SAMPLES
+from conftest import ROOT, tiny_submission
+from sample_cohort import GradedCohort
 
 from gradelib import batch, cli
 
@@ -45,19 +45,11 @@ TITLES = {
 }
 
 
-def test_batch_runs_both_notebooks_headless_and_survives_a_broken_submission(tmp_path: Path) -> None:
-    cohort = tmp_path / "cohort"
-    for takehome, names in COHORT.items():
-        for name in names:
-            shutil.copytree(SAMPLES / takehome / name, cohort / takehome / name)
-    (cohort / "replay" / "broken.zip").write_bytes(b"this is not a zip")
-    reports = tmp_path / "reports"
-    outcomes = {o.submission: o for o in batch.grade([cohort], reports=reports, jobs=2, reveal=True)}
-    assert outcomes["broken"].status == "error" and "zip" in (outcomes["broken"].error or "")
+def test_batch_runs_both_notebooks_headless(graded_samples: GradedCohort) -> None:
+    reports = graded_samples.reports
     for takehome, names in COHORT.items():
         for name, total in names.items():
-            outcome = outcomes[name]
-            assert outcome.status == "graded", outcome.error
+            assert graded_samples.outcome(takehome, name).status == "graded"
             nb = nbformat.read(reports / takehome / f"{name}.ipynb", as_version=4)
             outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
             assert [o for o in outputs if o.output_type == "error"] == []
@@ -68,6 +60,15 @@ def test_batch_runs_both_notebooks_headless_and_survives_a_broken_submission(tmp
             assert result["total"] == total and result["submission"] == name
             html = (reports / takehome / f"{name}.html").read_text()
             assert TITLES[takehome][0] in html
+
+
+def test_a_broken_submission_is_an_error_line_and_the_batch_goes_on(tmp_path: Path, tiny_takehome: str) -> None:
+    cohort = tmp_path / "cohort"
+    tiny_submission(cohort / "fine")
+    cohort.joinpath("broken.zip").write_bytes(b"this is not a zip")
+    outcomes = {o.submission: o for o in batch.grade([cohort], reports=tmp_path / "reports", reveal=True)}
+    assert outcomes["broken"].status == "error" and "zip" in (outcomes["broken"].error or "")
+    assert (outcomes["fine"].status, outcomes["fine"].total) == ("graded", 10.0)
 
 
 def test_payments_handout_has_task_draft_and_gateway(tmp_path: Path) -> None:
@@ -94,39 +95,33 @@ def test_handout_writes_the_task_tickets_and_labels(tmp_path: Path, capsys: pyte
 
 
 def test_an_executed_report_runs_again_from_any_folder_without_running_the_candidate(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, graded_samples: GradedCohort
 ) -> None:
     """Run All as a reviewer does, with the kernel started in the repository root, reports/ or the report's folder."""
-    import os
     import time
 
     import papermill
 
     from gradelib.review.panel import ENV_HEADLESS
 
-    reports = ROOT / "reports" / f".test-{os.getpid()}"  # under the checkout, as `./dev grade` writes them
-    try:
-        (outcome,) = batch.grade([SAMPLES / "payments" / "jonas-berg"], reports=reports)
-        assert outcome.status == "graded", outcome.error
-        notebook = Path(outcome.notebook or "")
-        result = notebook.with_suffix(".json")
-        before = result.read_bytes()
-        html = notebook.with_suffix(".html").read_text()
-        for code in ("grading.", "In&nbsp;[", ".staging", "panel_for", "result_path"):
-            assert code not in html, code  # the hiring manager's copy has no code or parameters
-        assert "Score table taken" in html and "Found the defect" in html
-        monkeypatch.delenv(ENV_HEADLESS, raising=False)
-        for cwd in (ROOT, reports, notebook.parent):
-            started = time.monotonic()
-            out = tmp_path / f"rerun-{cwd.name}.ipynb"
-            papermill.execute_notebook(str(notebook), str(out), kernel_name="python3", progress_bar=False, cwd=str(cwd))
-            assert time.monotonic() - started < 60, "a re-run shows stored results; it runs no sandbox"
-            nb = nbformat.read(out, as_version=4)
-            outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
-            assert [o for o in outputs if o.output_type == "error"] == [], cwd
-            shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in outputs)
-            assert "stored results" in shown and "Key scope" in shown
-            assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
-            assert result.read_bytes() == before, "a reviewer's run never rewrites the batch's result"
-    finally:
-        shutil.rmtree(reports, ignore_errors=True)
+    notebook = graded_samples.notebook("payments", "jonas-berg")
+    reports = graded_samples.reports
+    result = notebook.with_suffix(".json")
+    before = result.read_bytes()
+    html = notebook.with_suffix(".html").read_text()
+    for code in ("grading.", "In&nbsp;[", ".staging", "panel_for", "result_path"):
+        assert code not in html, code  # the hiring manager's copy has no code or parameters
+    assert "Score table taken" in html and "Found the defect" in html
+    monkeypatch.delenv(ENV_HEADLESS, raising=False)
+    for cwd in (ROOT, reports, notebook.parent):
+        started = time.monotonic()
+        out = tmp_path / f"rerun-{cwd.name}.ipynb"
+        papermill.execute_notebook(str(notebook), str(out), kernel_name="python3", progress_bar=False, cwd=str(cwd))
+        assert time.monotonic() - started < 60, "a re-run shows stored results; it runs no sandbox"
+        nb = nbformat.read(out, as_version=4)
+        outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+        assert [o for o in outputs if o.output_type == "error"] == [], cwd
+        shown = "".join(str(o.get("data", {}).get("text/html", "")) for o in outputs)
+        assert "stored results" in shown and "Key scope" in shown
+        assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+        assert result.read_bytes() == before, "a reviewer's run never rewrites the batch's result"

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from conftest import ROOT, write_tree
+from sample_cohort import GradedCohort
 
 from gradelib import cli
 from gradelib.result import Report
@@ -29,7 +30,7 @@ pytestmark = [
 
 SAMPLES_DIR = ROOT / "submissions" / "payments"
 SAMPLES = sorted(path.name for path in SAMPLES_DIR.iterdir() if path.is_dir())
-EXPECTED: dict[str, dict[str, Any]] = tomllib.loads((ROOT / "tests" / "expected_payments.toml").read_text())
+EXPECTED: dict[str, dict[str, Any]] = tomllib.loads((Path(__file__).parent / "expected_payments.toml").read_text())
 LINE_IDS = ["found_defect", "key_scope", "evidence", "explanation", "blast_radius"]
 CONTRACT_FACTS = [
     "key_scope", "tests_green_on_own", "tests_red_on_draft", "dropped_payment_on_outage",
@@ -101,14 +102,17 @@ def _grade(path: Path) -> Graded:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory: pytest.TempPathFactory) -> Mapping[str, Graded]:
-    """Every sample and every hostile client, graded once, side by side (the 30 s hang first)."""
+def graded(tmp_path_factory: pytest.TempPathFactory, graded_samples: GradedCohort) -> Mapping[str, Graded]:
+    """Every hostile client graded once, side by side (the 30 s hang first); the samples as the session's batch did."""
     hostile_root = tmp_path_factory.mktemp("hostile")
     paths = {name: write_tree(hostile_root / name, files) for name, files in (HOSTILE | REALISTIC).items()}
-    paths |= {name: SAMPLES_DIR / name for name in SAMPLES}
     with ThreadPoolExecutor(POOL) as pool:
         futures = {name: pool.submit(_grade, path) for name, path in paths.items()}
-        return {name: future.result() for name, future in futures.items()}
+        found = {name: future.result() for name, future in futures.items()}
+    for name in SAMPLES:
+        outcome = graded_samples.outcome("payments", name)
+        found[name] = Graded(graded_samples.report("payments", name), outcome.seconds)
+    return found
 
 
 def test_every_sample_has_expected_facts() -> None:

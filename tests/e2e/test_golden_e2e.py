@@ -1,7 +1,8 @@
-"""What a reviewer sees, as golden files: a change in a report's JSON or text shows as a diff here.
+"""What a reviewer sees, as golden files: a change in a report (JSON, text) or an executed notebook shows as a diff.
 
-Graded for real (sandbox, installers, servers); what legitimately varies between machines and
-runs (durations, timings, runtime versions) is masked before comparing.
+Taken from the sample cohort the session's batch graded for real (sandbox, installers, servers);
+what legitimately varies between machines and runs (durations, timings, runtime versions) is
+masked before comparing.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ import re
 from typing import Any
 
 import pytest
-from conftest import SAMPLES
+from conftest import ROOT
 from golden_util import assert_golden
+from notebook_golden import notebook_text
+from sample_cohort import GradedCohort
 
-from gradelib import takehomes
 from gradelib.display.render import report_text
 
 pytestmark = pytest.mark.e2e
@@ -44,9 +46,20 @@ def normalise(value: Any, key: str = "") -> Any:
     ("takehome", "sample"),
     [("replay", "amara-okafor"), ("replay", "farah-nasser"), ("replay", "ines-ferreira"), ("payments", "jonas-berg")],
 )
-def test_report_json_and_text_match_their_golden_files(takehome: str, sample: str) -> None:
-    report = takehomes.load(takehome).check(SAMPLES / takehome / sample)
+def test_report_json_and_text_match_their_golden_files(
+    graded_samples: GradedCohort, takehome: str, sample: str
+) -> None:
+    report = graded_samples.report(takehome, sample)
     document = normalise(report.to_dict())
     assert_golden(f"report-{takehome}-{sample}.json", json.dumps(document, indent=1, sort_keys=True) + "\n")
     text = CACHE_TEXT.sub("(<cache>)", DURATION_TEXT.sub("<t>", report_text(report)))
     assert_golden(f"report-{takehome}-{sample}.txt", text + "\n")
+
+
+@pytest.mark.parametrize(("takehome", "sample"), [("replay", "farah-nasser"), ("payments", "jonas-berg")])
+def test_executed_notebook_matches_its_golden_file(graded_samples: GradedCohort, takehome: str, sample: str) -> None:
+    """What a reviewer reads in the executed report: every cell and output, what varies masked."""
+    notebook = graded_samples.notebook(takehome, sample)
+    text = notebook_text(notebook, {str(graded_samples.reports.resolve()): "<reports>", str(ROOT): "<kit>"})
+    assert "--- error" not in text, "the executed notebook ran every cell"
+    assert_golden(f"notebook-{takehome}-{sample}.txt", text)

@@ -110,7 +110,7 @@ def test_save_hook_strips_only_live_scoring_panels() -> None:
 
 
 def test_the_save_hook_is_configured_for_this_environment() -> None:
-    config = json.loads((Path(__file__).parent.parent / "jupyter-config" / "gradelib.json").read_text())
+    config = json.loads((Path(__file__).parents[2] / "jupyter-config" / "gradelib.json").read_text())
     assert config["ServerApp"]["jpserver_extensions"] == {"gradelib.review.labhooks": True}
     assert labhooks._jupyter_server_extension_points() == [{"module": "gradelib.review.labhooks"}]
 

@@ -25,7 +25,11 @@ COHORT = {"replay": ("chen-wei", "eli-haddad"), "payments": ("iris-moreau", "kem
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Four samples graded by the real batch (blind), then demo scores from three reviewers."""
+    """Four samples graded by the real batch (blind), then demo scores from three reviewers.
+
+    Not the session's shared cohort: demo scores are written into this gradebook, and the summary's
+    links must stay inside its own reports folder.
+    """
     folder = tmp_path_factory.mktemp("summary") / "reports"
     paths = [SAMPLES / takehome / name for takehome, names in COHORT.items() for name in names]
     outcomes = batch.grade(paths, reports=folder, jobs=2)

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+ROOT = HERE.parents[2]
 SAMPLES = ROOT / "submissions"
 CLEAN_REPLAY = "amara-okafor"
 CLEAN_PAYMENTS = "kemi-adeyemi"

@@ -2,7 +2,9 @@
 
 One worker runs in its own mount namespace where the cohort and the reports are hidden
 under an empty tmpfs (as on a second machine), one cannot run namespaces and must take no
-work, and one is killed with SIGKILL in the middle of a batch.
+work, and one is killed with SIGKILL in the middle of a batch. The cohort is the test-only `tiny`
+take-home (one sandboxed `cat` each): these tests are about the cluster, not the take-homes
+(tests/e2e/test_batch.py grades real samples on Dask).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 from typing import IO
 
 import pytest
-from conftest import ROOT, SAMPLES
+from conftest import ROOT, tiny_submission
 
 from gradelib import batch
 from gradelib.gradebook import Gradebook
@@ -31,7 +33,8 @@ pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="needs root and unshare"),
 ]
 BIN = Path(sys.executable).parent
-COHORT = ("amara-okafor", "chen-wei", "gus-lindqvist", "dana-kowalski")
+COHORT = {"ada-quill": "42", "bo-marsh": "41", "cy-fenn": "42", "di-lorne": "7"}  # 42 passes
+TAKEHOME = "tiny"
 START_TIMEOUT = 60
 
 
@@ -91,7 +94,8 @@ def _wait_for(done: object, what: str, timeout: float = START_TIMEOUT) -> None:
 
 
 @pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+def cluster(tmp_path_factory: pytest.TempPathFactory, tiny_takehome: str) -> Iterator[Cluster]:
+    """Workers start after the tiny take-home is installed: they find it as an installed plugin."""
     root = tmp_path_factory.mktemp("cluster")
     base = root / "driver"
     base.mkdir()
@@ -129,9 +133,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
 
 def _cohort(base: Path, name: str) -> Path:
     cohort = base / name
-    cohort.mkdir()
-    for sample in COHORT:
-        shutil.copytree(SAMPLES / "replay" / sample, cohort / sample)
+    for sample, answer in COHORT.items():
+        tiny_submission(cohort / sample, answer)
     return cohort
 
 
@@ -139,9 +142,9 @@ def _results(book_path: Path) -> dict[str, tuple[object, ...]]:
     """Per submission: its finished runs' statuses, and its latest graded run's facts and line outcomes."""
     found = {}
     with Gradebook(book_path) as book:
-        for row in book.submissions("replay"):
-            runs = [run for run in book.runs("replay") if run.submission_id == row.id]
-            graded = book.latest_run("replay", row.name, graded_only=True)
+        for row in book.submissions(TAKEHOME):
+            runs = [run for run in book.runs(TAKEHOME) if run.submission_id == row.id]
+            graded = book.latest_run(TAKEHOME, row.name, graded_only=True)
             assert graded is not None, row.name
             lines = [(line.line_id, line.outcome, line.points) for line in book.lines(graded.id)]
             found[row.name] = (tuple(run.status for run in runs), graded.facts, tuple(lines))
@@ -180,7 +183,8 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_results_match_a_local_run(c
         stream = watcher.get_task_stream(start=started)
     assert killed, "the victim held work when it was killed"
     assert {o.submission: o.status for o in remote} == dict.fromkeys(COHORT, "graded")
-    assert {o.submission: o.total for o in remote} == {o.submission: o.total for o in local}
+    totals = {name: 10.0 if answer == "42" else 0.0 for name, answer in COHORT.items()}
+    assert {o.submission: o.total for o in remote} == {o.submission: o.total for o in local} == totals
     # one finished run per submission, the same facts and lines as the local run
     local_results, remote_results = (
         _results(cluster.base / "local" / "gradebook.sqlite"),
@@ -190,8 +194,8 @@ def test_a_worker_killed_mid_batch_loses_nothing_and_results_match_a_local_run(c
     assert all(statuses == ("graded",) for statuses, _, _ in remote_results.values())
     for stem in ("submission-01", "submission-02", "submission-03", "submission-04"):
         for ext in ("ipynb", "html", "json"):
-            assert (cluster.base / "dask" / "replay" / f"{stem}.{ext}").stat().st_size > 0
-        notebook = (cluster.base / "dask" / "replay" / f"{stem}.ipynb").read_text()
+            assert (cluster.base / "dask" / TAKEHOME / f"{stem}.{ext}").stat().st_size > 0
+        notebook = (cluster.base / "dask" / TAKEHOME / f"{stem}.ipynb").read_text()
         assert str(cluster.base / "dask" / "gradebook.sqlite") in notebook, "the driver's paths in the saved notebook"
     # who did the work: the hidden worker did some, the one without namespaces none
     ran_on = {task["worker"] for task in stream if str(task.get("key", "")).startswith("grade-")}
@@ -218,7 +222,7 @@ def test_a_driver_killed_mid_batch_resumes_on_the_cluster(cluster: Cluster) -> N
             if not book_path.exists():
                 continue
             with Gradebook(book_path) as book:
-                runs = {name: book.latest_run("replay", name, graded_only=True) for name in COHORT}
+                runs = {name: book.latest_run(TAKEHOME, name, graded_only=True) for name in COHORT}
             done = {name: run.id for name, run in runs.items() if run}
             if 1 <= len(done) < len(COHORT):
                 graded_before = done
@@ -234,5 +238,5 @@ def test_a_driver_killed_mid_batch_resumes_on_the_cluster(cluster: Cluster) -> N
     assert {outcomes[name] for name in COHORT if name not in graded_before} == {"graded"}
     with Gradebook(book_path) as book:
         for name, run_id in graded_before.items():
-            latest = book.latest_run("replay", name, graded_only=True)
+            latest = book.latest_run(TAKEHOME, name, graded_only=True)
             assert latest is not None and latest.id == run_id

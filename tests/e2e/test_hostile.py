@@ -1,7 +1,7 @@
 """A hostile cohort, graded for real: nothing a submission does may harm the reviewer, the others or the grades.
 
-Each case in `tests/hostile/<takehome>/<case>/` is a small repo with one attack (its README
-says which); `tests/hostile/build.py` adds what only a test can make (the reviewer's guessed
+Each case in `tests/e2e/hostile/<takehome>/<case>/` is a small repo with one attack (its README
+says which); `tests/e2e/hostile/build.py` adds what only a test can make (the reviewer's guessed
 absolute paths, symlinks, non-UTF-8 names, git repositories, archives). Most cases are graded
 in ONE batch beside copies of two clean samples, as a reviewer runs it (two jobs, names
 revealed). The reviewer has planted secrets: a home with SSH and AWS credentials, API keys in
@@ -44,10 +44,12 @@ from gradelib.result import Report
 from gradelib.sandbox import Limits, tool
 from gradelib.takehomes import replay
 
+HERE = Path(__file__).resolve().parent
+
 
 def _load_builder() -> ModuleType:
-    """tests/hostile/build.py, under a name no installed package can shadow."""
-    spec = importlib.util.spec_from_file_location("gradelib_hostile_build", ROOT / "tests" / "hostile" / "build.py")
+    """tests/e2e/hostile/build.py, under a name no installed package can shadow."""
+    spec = importlib.util.spec_from_file_location("gradelib_hostile_build", HERE / "hostile" / "build.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -63,8 +65,8 @@ pytestmark = [
     pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed"),
 ]
 
-EXPECTED_REPLAY = tomllib.loads((ROOT / "tests" / "expected_replay.toml").read_text())
-EXPECTED_PAYMENTS = tomllib.loads((ROOT / "tests" / "expected_payments.toml").read_text())
+EXPECTED_REPLAY = tomllib.loads((HERE / "expected_replay.toml").read_text())
+EXPECTED_PAYMENTS = tomllib.loads((HERE / "expected_payments.toml").read_text())
 CONTRACT_FACTS = (
     "key_scope", "tests_green_on_own", "tests_red_on_draft", "dropped_payment_on_outage",
     "outage_attempts", "backoff", "slow_distinct_keys",
@@ -309,7 +311,7 @@ def test_no_hostile_process_survives_the_batch(graded: Graded) -> None:
 
 def _leftovers(kit_tmp: Path) -> dict[str, str]:
     """What the kit left in its temp folder: {entry: the hostile case it holds a copy of, or "?"}."""
-    readmes = {path.read_text(): path.parent.name for path in (ROOT / "tests" / "hostile").glob("*/*/README.md")}
+    readmes = {path.read_text(): path.parent.name for path in (HERE / "hostile").glob("*/*/README.md")}
     found = {}
     for entry in sorted(kit_tmp.iterdir()):
         copies = [*entry.glob("*/submission/README.md"), *entry.glob("*/*/*/submission/README.md")]

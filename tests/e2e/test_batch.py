@@ -1,0 +1,158 @@
+"""Batch grading as a lead runs it: parallel, blind, up to date on a rerun, resumable after kill -9.
+
+The batching itself is tested on the test-only `tiny` take-home (one sandboxed `cat` per
+submission), so these tests wait for the batch, not for the take-homes; the sample cohort
+graded once per session (and once more on Dask) keeps a real take-home in the picture.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, SAMPLES, tiny_submission
+from sample_cohort import GradedCohort
+
+from gradelib import batch, cli
+from gradelib.gradebook import Gradebook
+from gradelib.intake import ingest
+
+pytestmark = pytest.mark.e2e
+QUICK = {"ada-quill": "42", "bo-marsh": "41", "cy-fenn": "42", "di-lorne": "42"}  # 42 passes
+
+
+@pytest.fixture(autouse=True)
+def _tiny(tiny_takehome: str) -> str:
+    return tiny_takehome
+
+
+def _cohort(tmp_path: Path, names: tuple[str, ...] = tuple(QUICK)) -> Path:
+    cohort = tmp_path / "cohort"
+    for name in names:
+        tiny_submission(cohort / name, QUICK[name])
+    return cohort
+
+
+def test_blind_reports_then_everything_up_to_date(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cohort = _cohort(tmp_path, ("ada-quill", "bo-marsh"))
+    reports = tmp_path / "reports"
+    assert cli.main(["grade", str(cohort), "--reports", str(reports), "--jobs", "2"]) == 0
+    first = capsys.readouterr()
+    assert "graded 2, up to date 0, errors 0" in first.out
+    files = sorted(p.name for p in (reports / "tiny").iterdir() if not p.name.startswith("."))
+    assert files == [f"submission-0{n}.{ext}" for n in (1, 2) for ext in ("html", "ipynb", "json")]
+    for html in (reports / "tiny").glob("*.html"):
+        text = html.read_text()
+        assert "Prints the answer" in text, "the executed notebook shows the line"
+        assert "ada-quill" not in text and "bo-marsh" not in text, "names are hidden in blind reports"
+    with Gradebook(reports / "gradebook.sqlite") as book:
+        rows = {row.name: row for row in book.submissions("tiny")}
+        assert {row.blind_label for row in rows.values()} == {"Submission #1", "Submission #2"}
+        assert [line.outcome for line in book.latest_lines("tiny", "ada-quill")] == ["pass"]
+        assert [line.outcome for line in book.latest_lines("tiny", "bo-marsh")] == ["fail"]
+    assert cli.main(["grade", str(cohort), "--reports", str(reports)]) == 0
+    assert "all 2 submissions are up to date" in capsys.readouterr().out
+    (cohort / "bo-marsh" / "NOTES.txt").write_text("a late change")
+    outcomes = {o.submission: o.status for o in batch.grade([cohort], reports=reports)}
+    assert outcomes == {"ada-quill": "up_to_date", "bo-marsh": "graded"}
+    forced = {o.submission: o.status for o in batch.grade([cohort], reports=reports, force=True)}
+    assert forced == {"ada-quill": "graded", "bo-marsh": "graded"}
+
+
+def test_reveal_names_reports_after_candidates(tmp_path: Path) -> None:
+    cohort = _cohort(tmp_path, ("ada-quill",))
+    outcomes = batch.grade([cohort], reports=tmp_path / "reports", reveal=True)
+    assert [(o.status, o.total) for o in outcomes] == [("graded", 10.0)]
+    assert (tmp_path / "reports" / "tiny" / "ada-quill.html").exists()
+
+
+def test_a_batch_killed_midway_resumes_and_keeps_what_was_graded(tmp_path: Path) -> None:
+    cohort = _cohort(tmp_path)
+    reports = tmp_path / "reports"
+    book_path = reports / "gradebook.sqlite"
+    command = [sys.executable, "-m", "gradelib", "grade", str(cohort), "--reports", str(reports), "--jobs", "1"]
+    proc = subprocess.Popen(
+        command, cwd=ROOT, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    graded_before: dict[str, tuple[int, str | None]] = {}
+    deadline = time.monotonic() + 240
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+            if not book_path.exists():
+                continue
+            with Gradebook(book_path) as book:
+                runs = [book.latest_run("tiny", name, graded_only=True) for name in QUICK]
+            done = {name: (run.id, run.finished_at) for name, run in zip(QUICK, runs, strict=True) if run}
+            if 1 <= len(done) < len(QUICK):
+                graded_before = done
+                os.killpg(proc.pid, signal.SIGKILL)
+                break
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert graded_before, "the batch was not caught midway"
+    outcomes = {o.submission: o.status for o in batch.grade([cohort], reports=reports)}
+    assert all(outcomes[name] == "up_to_date" for name in graded_before)
+    assert {outcomes[name] for name in QUICK if name not in graded_before} == {"graded"}
+    with Gradebook(book_path) as book:
+        for name, (run_id, finished) in graded_before.items():
+            run = book.latest_run("tiny", name, graded_only=True)
+            assert run is not None and (run.id, run.finished_at) == (run_id, finished)
+        assert all(book.latest_run("tiny", name, graded_only=True) for name in QUICK)
+    assert all(status == "up_to_date" for status in (o.status for o in batch.grade([cohort], reports=reports)))
+
+
+def test_the_sample_cohort_is_graded_in_one_batch(graded_samples: GradedCohort) -> None:
+    """The real take-homes through the batch: every sample graded, its three files, one run each."""
+    on_disk = {
+        (takehome, path.name)
+        for takehome in ("replay", "payments")
+        for path in ingest.find_submissions(SAMPLES / takehome)
+    }
+    assert set(graded_samples.outcomes) == on_disk
+    for (takehome, name), outcome in graded_samples.outcomes.items():
+        assert outcome.status == "graded", (name, outcome.error)
+        for ext in ("ipynb", "html", "json"):
+            assert (graded_samples.reports / takehome / f"{name}.{ext}").stat().st_size > 0
+    with Gradebook(graded_samples.reports / "gradebook.sqlite") as book:
+        for takehome in ("replay", "payments"):
+            runs = book.runs(takehome)
+            assert sorted(run.status for run in runs) == ["graded"] * len(graded_samples.names(takehome))
+
+
+def test_grading_on_a_dask_cluster_matches_a_local_run(tmp_path: Path, graded_samples: GradedCohort) -> None:
+    """`--scheduler`: two real replay samples on a local Dask cluster graded as the local batch graded them."""
+    from distributed import LocalCluster
+
+    names = ("amara-okafor", "gus-lindqvist")
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        remote = batch.grade(
+            [SAMPLES / "replay" / name for name in names],
+            reports=tmp_path / "dask",
+            scheduler=cluster.scheduler_address,
+        )
+    assert {o.status for o in remote} == {"graded"}
+    local = {name: graded_samples.outcome("replay", name).total for name in names}
+    assert {o.submission: o.total for o in remote} == local == {"amara-okafor": 100.0, "gus-lindqvist": 70.0}
+    for where in (graded_samples.reports, tmp_path / "dask"):
+        with Gradebook(where / "gradebook.sqlite") as book:
+            outcomes = [line.outcome for line in book.latest_lines("replay", "gus-lindqvist")]
+        assert outcomes == ["fail", "pass", "pass", "pass", "pass"]
+    assert sorted(p.name for p in (tmp_path / "dask" / "replay").glob("*.html")) == [
+        "submission-01.html",
+        "submission-02.html",
+    ]
+
+
+def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cohort = _cohort(tmp_path, ("ada-quill",))
+    code = cli.main(["grade", str(cohort), "--reports", str(tmp_path / "r"), "--scheduler", "tcp://127.0.0.1:9"])
+    assert code == 2
+    assert "cannot reach the Dask scheduler" in capsys.readouterr().err
