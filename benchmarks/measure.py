@@ -21,7 +21,6 @@ from gradelib.takehomes.replay import ReplayGrading
 from gradelib.takehomes.replay.modelstub import ModelStub
 
 TRIVIAL_CELL = "x = 1"
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 IMPORT_PREFIXES = ("import ", "from ", "%matplotlib")
 
 
@@ -184,7 +183,9 @@ def import_cell(takehome: str) -> str:
     """The import lines of a take-home's notebook, as one cell (what its kernel loads besides the checks)."""
     import nbformat
 
-    book = nbformat.read(NOTEBOOKS / f"{takehome}.ipynb", as_version=4)  # type: ignore[no-untyped-call]
+    from gradelib import takehomes
+
+    book = nbformat.read(takehomes.load(takehome).notebook(), as_version=4)  # type: ignore[no-untyped-call]
     lines = [
         line
         for cell in book.cells
