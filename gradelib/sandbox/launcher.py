@@ -24,6 +24,7 @@ import os
 import selectors
 import signal
 import socket
+import struct
 import sys
 
 MAX_REQUEST = 4 * 1024 * 1024
@@ -116,8 +117,17 @@ def serve(nsinit: object, listener: socket.socket, control: int) -> None:
                 os.waitpid(pid, 0)
 
 
+def _peer_uid(conn: socket.socket) -> int:
+    """The uid of the process at the other end (the socket's folder is the kit user's alone; this checks too)."""
+    _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))
+    return int(uid)
+
+
 def _start(nsinit: object, conn: socket.socket, waiting: dict[int, socket.socket]) -> None:
     try:
+        if _peer_uid(conn) != os.getuid():  # a run is started for the kit's own user only
+            conn.close()
+            return
         config, fds = _receive(conn)
     except (OSError, ConnectionError):
         conn.close()
