@@ -564,7 +564,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--deps-size",
         type=int,
-        default=20,
+        default=10,
         help="copies in the dependency cohort of the SDK-based samples (full run only; 0 skips it)",
     )
     parser.add_argument("--keep", type=Path, help="keep the cohort, reports and results.json in this folder")

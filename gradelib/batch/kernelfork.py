@@ -108,6 +108,8 @@ def _kernel_child(request: dict[str, Any], fds: Sequence[int], parent: int) -> N
 
         traceback.print_exc()
     finally:
+        with contextlib.suppress(Exception):  # as a kernel started fresh would: its exit handlers stop what
+            atexit._run_exitfuncs()  # it started (the sandbox launcher) and wait for it
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()

@@ -451,6 +451,7 @@ class _Call:
                 return None
             if message.get("event") != "ready":
                 raise SandboxUnavailable(f"sandbox init failed: {proc.stderr.read().decode() if proc.stderr else ''}")
+            setup_notes = [str(note) for note in message.get("notes", [])]  # what the child could not arrange
             dns = self._serve(stack, message, fds, local)
             parent.ours.send(json.dumps({"event": "go"}).encode())
             message, _ = _receive(parent.ours)
@@ -467,7 +468,7 @@ class _Call:
             duration = time.monotonic() - started
             out.join()
             err.join()
-        notes = list(message.get("notes", [])) + self._disk_notes(why == "disk")
+        notes = setup_notes + self._disk_notes(why == "disk")
         ended = _Ended(why, None if why else code, duration, out, err)
         return self._result(isolate, ended, notes, dns, Path(trace))
 
