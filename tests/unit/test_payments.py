@@ -378,3 +378,17 @@ def test_attempts_timeline_has_one_row_per_scenario() -> None:
     assert chart._repr_svg_() == chart.body and "transient: 2 requests" in repr(chart)
     assert [charts.status_class(s) for s in (200, 503, None, "hung", 400)] == ["2xx", "503", "hung", "hung", "other"]
     assert "&lt;b&gt;" in charts.attempts_html({"<b>": []}).body
+
+
+def test_shrinking_real_waits_are_measured_again_immediate_retries_never() -> None:
+    from types import SimpleNamespace
+
+    from gradelib.takehomes.payments.clientruns import shrinking_waits
+
+    def run(*gaps: float) -> Any:
+        return SimpleNamespace(gaps=lambda: list(gaps), problem=None)
+
+    assert shrinking_waits([run(0.165, 0.104)])  # 50 + 100 ms with a slow first retry: measure again
+    assert not shrinking_waits([run(0.165, 0.104), run(0.061, 0.104)])  # a quieter run shows the growth
+    assert not shrinking_waits([run(0.013, 0.003, 0.002)])  # immediate retries: no backoff, no repeats
+    assert not shrinking_waits([run(0.1)])  # one gap: nothing to compare

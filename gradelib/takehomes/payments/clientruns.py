@@ -17,7 +17,7 @@ from gradelib.lazy import cached
 from gradelib.review.rubric import takehome_data
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service, tool
 from gradelib.takehomes.payments.gateway import Gateway, GatewayCounts, GatewayRequest
-from gradelib.takehomes.payments.keyscope import gaps
+from gradelib.takehomes.payments.keyscope import BACKOFF_MIN_GAP, gaps, has_backoff, least_gaps
 from gradelib.takehomes.payments.suites import SuiteRuns, find_tests, run_suites
 
 __all__ = ["ClientRun", "ClientRunner", "ScenarioRun", "SuiteRuns", "find_tests", "parse_result", "tap_summary"]
@@ -45,6 +45,7 @@ MAX_REQUESTS = 50  # per run: more than this is a flood, and the kit stops the c
 # Load on the grading machine only ever lengthens a gap, so the outage run is repeated (fresh copy,
 # fresh gateway) and each gap taken as the least seen; not for runs that already took long.
 OUTAGE_RUNS = 3
+OUTAGE_EXTRA_RUNS = 3  # more, one at a time, while real waits still look shorter than the one before
 OUTAGE_REPEAT_UNDER_SECONDS = 5.0
 EXIT_UNSETTLED = 13  # node's exit status when top-level await never settles
 LOADED_OUTCOMES = ("resolved", "rejected")
@@ -303,7 +304,12 @@ class ClientRunner:
         """More outage runs, each in a fresh copy, when the first one showed waits worth measuring."""
         if first.problem or len(first.gaps()) < 2 or first.runs[0].run.duration > OUTAGE_REPEAT_UNDER_SECONDS:
             return ()
-        return tuple(self.scenario("outage", SCENARIO_LIMITS) for _ in range(OUTAGE_RUNS - 1))
+        runs = [self.scenario("outage", SCENARIO_LIMITS) for _ in range(OUTAGE_RUNS - 1)]
+        for _ in range(OUTAGE_EXTRA_RUNS):
+            if not shrinking_waits([first, *runs]):
+                break
+            runs.append(self.scenario("outage", SCENARIO_LIMITS))
+        return tuple(runs)
 
     def tests(self, submission: Path) -> SuiteRuns:
         """The candidate's tests on their code, on the model draft and on the kit's fixes, in fresh copies."""
@@ -321,6 +327,17 @@ class ClientRunner:
     def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
         service = Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)
         return self.box.run(argv, copy, env={**NPM_ENV, **env}, limits=TEST_LIMITS, services=[service])
+
+
+def shrinking_waits(runs: Sequence[ScenarioRun]) -> bool:
+    """Real waits (each at least BACKOFF_MIN_GAP) whose least values still shrink from one to the next.
+
+    On a loaded machine a client's first retry comes late (Node is still warming up), which makes
+    a growing backoff look like a shrinking one; such a run is measured again before the kit
+    says "no backoff". Immediate retries and single attempts are never repeated for this.
+    """
+    least = least_gaps([run.gaps() for run in runs if not run.problem])
+    return len(least) >= 2 and all(gap >= BACKOFF_MIN_GAP for gap in least) and not has_backoff(least)
 
 
 def _without_result(tail: str) -> str:
