@@ -35,7 +35,6 @@ from gradelib.takehomes import payments, replay
 from gradelib.takehomes.payments.clientruns import (
     AMOUNT,
     CHECKOUT,
-    NPM_ENV,
     ORDERS_AMOUNTS,
     OUTAGE_REPEAT_UNDER_SECONDS,
     RESULT_MARKER,
@@ -377,7 +376,7 @@ def floor_payments(source: Path, work: Workspace, floor: Floor) -> None:
     def bare_tests(argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
         errors: list[str] = []
         with serving(Gateway("transient"), floor) as port:
-            full = base_env(copy.parent, {**NPM_ENV, **env, "GATEWAY_URL": f"http://127.0.0.1:{port}"})
+            full = base_env(copy.parent, {**env, "GATEWAY_URL": f"http://127.0.0.1:{port}"})
             command, out = run_bare(f"tests: {copy.parent.name}", argv, copy, full, TEST_TIMEOUT, stderr=errors)
         floor.commands.append(command)
         return _as_run_result(argv, copy, command, out, "".join(errors))

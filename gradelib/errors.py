@@ -92,8 +92,9 @@ class ScoreRejected(GradelibError):
 class InstallError(GradelibError):
     """A submission's declared dependencies could not be installed (registry, size, time, build)."""
 
-    def __init__(self, ecosystem: str, reason: str) -> None:
-        super().__init__(f"{ecosystem} dependencies: {reason}")
+    def __init__(self, ecosystem: str, reason: str, *, subject: str | None = None) -> None:
+        prefix = f"{ecosystem} dependencies" if subject is None else subject
+        super().__init__(f"{prefix}: {reason}" if prefix else reason)
         self.ecosystem = ecosystem
         self.reason = reason
 

@@ -35,6 +35,7 @@ class Manifest:
     packages: tuple[tuple[str, str, bool], ...]  # name, version, dev
     seconds: float
     built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (sourcebuild.py)
+    project: dict[str, Any] | None = None  # the submission's own project, built in the sandbox (projectbuild.py)
 
     def to_json(self) -> str:
         """As stored beside the environment."""
@@ -42,6 +43,8 @@ class Manifest:
                                "seconds": self.seconds}  # fmt: skip
         if self.built:
             doc["built_from_source"] = list(self.built)
+        if self.project is not None:
+            doc["project"] = self.project
         return json.dumps(doc, indent=1)
 
 
@@ -61,7 +64,8 @@ def read_manifest(folder: Path) -> Manifest | None:
         doc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         packages = tuple((str(n), str(v), bool(d)) for n, v, d in doc["packages"])
         built = tuple(dict(b) for b in doc.get("built_from_source", ()))
-        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]), built)
+        project = dict(doc["project"]) if isinstance(doc.get("project"), dict) else None
+        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]), built, project)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

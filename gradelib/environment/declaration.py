@@ -1,48 +1,50 @@
-"""What a submission declares it needs, read as data: requirements, pyproject, uv.lock, package.json.
+"""What a submission declares it needs, read as data: requirements, pyproject, Poetry, Pipenv, package.json, locks.
 
 Nothing here runs or installs anything. Every line a submission declares is either
 accepted as a plain registry requirement or refused with a reason naming the file and
 line: installer options (`-i`, `--extra-index-url`, `-f`, `--trusted-host`, `-e`),
 path, `file:`, `link:`, VCS and direct-URL requirements, lockfile URLs outside the
-configured registry. Installer configuration a submission ships (`pip.conf`,
-`uv.toml`, `[tool.uv]`, `.npmrc`) is noted as ignored.
+configured registry, package indexes a file names. Installer configuration a submission
+ships (`pip.conf`, `uv.toml`, `[tool.uv]`, `.npmrc`) is noted as ignored. A Python project
+that must itself be installed to run is described for `projectbuild.py` (`project.py`).
 """
 
 from __future__ import annotations
 
+import configparser
 import json
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from gradelib.errors import UnsafeFile
-from gradelib.sandbox import safefs
-
-Ecosystem = Literal["python", "node"]
+from gradelib.environment import jslocks, pipenv, poetry
+from gradelib.environment.declared import (
+    MAX_LOCK_BYTES,
+    Declared,
+    LockUse,
+    Reader,
+    Refusal,
+    line_of,
+    pep508,
+)
+from gradelib.environment.project import Project, detect
 
 REQUIREMENTS_TXT = "requirements.txt"
 PYPROJECT = "pyproject.toml"
 UV_LOCK = "uv.lock"
+SETUP_CFG = "setup.cfg"
 PACKAGE_JSON = "package.json"
 NODE_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")  # npm prefers the shrinkwrap
-MAX_DECLARATION_BYTES = 1024 * 1024
-MAX_LOCK_BYTES = 16 * 1024 * 1024
 MAX_REQUIREMENTS = 500
 DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org/"
 # What the kit does not install, and where the same packages can be declared instead.
 UNSUPPORTED = {
-    "yarn.lock": "yarn lockfiles are not supported: declare the packages in package.json (with package-lock.json)",
-    "pnpm-lock.yaml": "pnpm lockfiles are not supported: declare the packages in package.json (with package-lock.json)",
-    "bun.lockb": "bun lockfiles are not supported: declare the packages in package.json (with package-lock.json)",
-    "bun.lock": "bun lockfiles are not supported: declare the packages in package.json (with package-lock.json)",
-    "poetry.lock": "poetry lockfiles are not supported: declare the packages in requirements.txt or [project]",
-    "Pipfile": "Pipfile is not supported: declare the packages in requirements.txt or pyproject.toml [project]",
-    "Pipfile.lock": "Pipfile.lock is not supported: declare the packages in requirements.txt",
+    "bun.lockb": "bun lockfiles are not read: the packages are resolved from package.json",
+    "bun.lock": "bun lockfiles are not read: the packages are resolved from package.json",
     "environment.yml": "conda environments are not supported: declare the packages in requirements.txt",
-    "setup.py": "setup.py is not run: declare the packages in requirements.txt or pyproject.toml [project]",
 }
 IGNORED_CONFIG = {
     "pip.conf": "the submission's pip.conf is ignored (the kit's installer uses the reviewer's configuration)",
@@ -65,45 +67,12 @@ NAME = re.compile(r"^(@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*$", re.I)
 
 
 @dataclass(frozen=True)
-class Declared:
-    """One declared package: where it was declared, and the requirement text."""
-
-    ecosystem: Ecosystem
-    file: str
-    line: int | None
-    name: str
-    spec: str  # the requirement as the installer gets it: `openai>=1.40`, or the npm range
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
-        return {"ecosystem": self.ecosystem, "file": self.file, "line": self.line, "name": self.name, "spec": self.spec}
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """A declaration the kit will not act on, and why."""
-
-    file: str
-    line: int | None
-    text: str
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready."""
-        return {"file": self.file, "line": self.line, "text": self.text[:200], "reason": self.reason}
-
-    def describe(self) -> str:
-        """`requirements.txt:3: --index-url ... (reason)`."""
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.text[:80]} ({self.reason})"
-
-
-@dataclass(frozen=True)
 class PythonDeclaration:
-    """The Python packages to install, and the uv.lock pins that constrain them."""
+    """The Python packages to install, the lockfile pins that constrain them, and the project to build."""
 
     requirements: tuple[Declared, ...]
-    pins: tuple[str, ...] = ()  # `name==version` from uv.lock, as constraints
+    pins: tuple[str, ...] = ()  # `name==version` from uv.lock, poetry.lock, Pipfile.lock, as constraints
+    project: Project | None = None  # the submission itself, when it must be installed to run
 
 
 @dataclass(frozen=True)
@@ -113,8 +82,9 @@ class NodeDeclaration:
     package_json: bytes
     dependencies: tuple[Declared, ...]
     dev_dependencies: tuple[Declared, ...]
-    lockfile: str | None = None  # file name
+    lockfile: str | None = None  # file name of an npm lockfile
     lock_bytes: bytes | None = None
+    locked: jslocks.LockedVersions | None = None  # a yarn or pnpm lockfile's versions, installed by npm
 
     @property
     def runtime_names(self) -> list[str]:
@@ -130,6 +100,7 @@ class Declaration:
     node: NodeDeclaration | None = None
     refused: tuple[Refusal, ...] = ()
     notes: tuple[str, ...] = ()
+    locks: tuple[LockUse, ...] = ()  # what was done with each lockfile
 
     @property
     def empty(self) -> bool:
@@ -146,57 +117,71 @@ class Declaration:
         return found
 
 
-@dataclass
-class _Reader:
-    root: Path
-    refused: list[Refusal] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    included: set[str] = field(default_factory=set)  # requirement files already read through -r / -c
-
-    def read(self, rel: str, max_bytes: int = MAX_DECLARATION_BYTES) -> bytes | None:
-        try:
-            return safefs.read_file(self.root, rel, max_bytes)
-        except UnsafeFile as exc:
-            self.refused.append(Refusal(rel, None, rel, exc.reason))
-            return None
-
-    def refuse(self, file: str, line: int | None, text: str, reason: str) -> None:
-        self.refused.append(Refusal(file, line, text.strip(), reason))
-
-
 def read_declaration(root: Path, *, registry: str = DEFAULT_NPM_REGISTRY) -> Declaration:
     """Read what the submission folder declares; refusals and notes say what is not acted on."""
-    reader = _Reader(Path(root))
+    reader = Reader(Path(root))
     for name, why in UNSUPPORTED.items():
-        if (reader.root / name).exists() or (reader.root / name).is_symlink():
+        if reader.exists(name):
             reader.notes.append(f"{name}: {why}")
     for name, why in IGNORED_CONFIG.items():
-        if (reader.root / name).exists() or (reader.root / name).is_symlink():
+        if reader.exists(name):
             reader.notes.append(why)
     python = _python(reader)
     node = _node(reader, registry)
-    return Declaration(python, node, tuple(reader.refused), tuple(reader.notes))
+    return Declaration(python, node, tuple(reader.refused), tuple(reader.notes), tuple(reader.locks))
 
 
 # -- Python ----------------------------------------------------------------------------------
 
 
-def _python(reader: _Reader) -> PythonDeclaration | None:
+def _python(reader: Reader) -> PythonDeclaration | None:
     found: list[Declared] = []
     constraints: list[str] = []
-    data = reader.read(REQUIREMENTS_TXT)
-    if data is not None:
-        found += _requirements_txt(reader, REQUIREMENTS_TXT, data.decode("utf-8", errors="replace"), constraints)
+    text = reader.text(REQUIREMENTS_TXT)
+    if text is not None:
+        found += _requirements_txt(reader, REQUIREMENTS_TXT, text, constraints)
     data = reader.read(PYPROJECT)
-    if data is not None:
-        found += _pyproject(reader, data)
-    if not found:
+    doc = _toml(reader, PYPROJECT, data) if data is not None else None
+    if data is not None and doc is not None:
+        project_deps = _pyproject(reader, data, doc)
+        found += project_deps + poetry.dependencies(reader, doc, data, has_project=bool(project_deps))
+    found += pipenv.dependencies(reader) + _setup_cfg(reader)
+    project = detect(reader, doc)
+    if not found and project is None:
         return None
     if len(found) > MAX_REQUIREMENTS:
         reader.refuse(REQUIREMENTS_TXT, None, f"{len(found)} requirements", f"more than {MAX_REQUIREMENTS}")
         return None
-    pins = _uv_lock_pins(reader) if (reader.root / UV_LOCK).exists() else ()
-    return PythonDeclaration(tuple(found), tuple(sorted(set(pins) | set(constraints))))
+    pins = [*_uv_lock_pins(reader), *poetry.lock_pins(reader), *pipenv.lock_pins(reader), *constraints]
+    return PythonDeclaration(tuple(found), tuple(sorted(set(pins))), project)
+
+
+def _setup_cfg(reader: Reader) -> list[Declared]:
+    """setup.cfg's `[options] install_requires` (read as data: setup.py is never run to find more)."""
+    text = reader.text(SETUP_CFG)
+    if text is None:
+        return []
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error as exc:
+        reader.refuse(SETUP_CFG, None, SETUP_CFG, f"not a valid setup.cfg: {str(exc).splitlines()[0][:120]}")
+        return []
+    found = []
+    for line in parser.get("options", "install_requires", fallback="").splitlines():
+        requirement = line.split("#", 1)[0].strip()
+        if requirement:
+            declared = pep508(reader, SETUP_CFG, line_of(text, requirement), requirement)
+            found += [declared] if declared is not None else []
+    return found
+
+
+def _toml(reader: Reader, file: str, data: bytes) -> dict[str, Any] | None:
+    try:
+        return tomllib.loads(data.decode("utf-8", errors="replace"))
+    except tomllib.TOMLDecodeError as exc:
+        reader.refuse(file, None, file, f"not valid TOML: {exc}")
+        return None
 
 
 def _logical_lines(text: str) -> list[tuple[int, str]]:
@@ -219,7 +204,7 @@ def _logical_lines(text: str) -> list[tuple[int, str]]:
     return lines
 
 
-def _requirements_txt(reader: _Reader, file: str, text: str, constraints: list[str], depth: int = 0) -> list[Declared]:
+def _requirements_txt(reader: Reader, file: str, text: str, constraints: list[str], depth: int = 0) -> list[Declared]:
     """The requirements of one file; `-r` / `-c` files inside the submission are followed."""
     found: list[Declared] = []
     for number, line in _logical_lines(text):
@@ -237,14 +222,14 @@ def _requirements_txt(reader: _Reader, file: str, text: str, constraints: list[s
         if bad:
             reader.refuse(file, number, line, f"installer option {bad[0].split('=')[0]} is not allowed")
             continue
-        declared = _pep508(reader, file, number, requirement_text)
+        declared = pep508(reader, file, number, requirement_text)
         if declared is not None:
             found.append(declared)
     return found
 
 
 def _included(
-    reader: _Reader, file: str, number: int, line: str, target: str, option: str, constraints: list[str], depth: int
+    reader: Reader, file: str, number: int, line: str, target: str, option: str, constraints: list[str], depth: int
 ) -> list[Declared]:
     """A `-r other.txt` / `-c constraints.txt` line: another file of the submission, read the same way."""
     rel = os.path.normpath(os.path.join(os.path.dirname(file), target)) if target else ""
@@ -275,36 +260,10 @@ def _split_options(line: str) -> tuple[str, list[str]]:
     return parts[0].strip(), [p.strip() for p in parts[1:]]
 
 
-def _pep508(reader: _Reader, file: str, line: int | None, text: str) -> Declared | None:
-    """A plain `name[extras] spec; marker` requirement, or a refusal."""
-    # Imported here: the sandbox (which imports this package) must run on the standard library alone.
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    if re.match(r"^(\.|/|~|file:|[a-z][a-z0-9+.-]*://)", text, re.I) or re.match(r"^[a-z+]+\+", text, re.I):
-        reader.refuse(file, line, text, "a path, VCS or URL requirement: only packages from the package index")
-        return None
-    try:
-        requirement = Requirement(text)
-    except InvalidRequirement as exc:
-        reader.refuse(file, line, text, f"not a valid requirement: {str(exc).splitlines()[0][:120]}")
-        return None
-    if requirement.url:
-        reader.refuse(file, line, text, "a direct URL requirement (name @ url): only packages from the package index")
-        return None
-    return Declared("python", file, line, requirement.name, str(requirement))
-
-
-def _pyproject(reader: _Reader, data: bytes) -> list[Declared]:
-    try:
-        doc = tomllib.loads(data.decode("utf-8", errors="replace"))
-    except tomllib.TOMLDecodeError as exc:
-        reader.refuse(PYPROJECT, None, PYPROJECT, f"not valid TOML: {exc}")
-        return []
+def _pyproject(reader: Reader, data: bytes, doc: dict[str, Any]) -> list[Declared]:
     tool = doc.get("tool") if isinstance(doc.get("tool"), dict) else {}
     if isinstance(tool, dict) and "uv" in tool:
         reader.notes.append("pyproject.toml [tool.uv] is ignored (the kit uses the reviewer's configuration)")
-    if isinstance(tool, dict) and "poetry" in tool:
-        reader.notes.append(f"pyproject.toml [tool.poetry]: {UNSUPPORTED['poetry.lock']}")
     project = doc.get("project")
     if not isinstance(project, dict):
         return []
@@ -317,22 +276,13 @@ def _pyproject(reader: _Reader, data: bytes) -> list[Declared]:
         if not isinstance(item, str):
             reader.refuse(PYPROJECT, None, repr(item)[:80], "not a requirement string")
             continue
-        declared = _pep508(reader, PYPROJECT, _line_of(data, item), item)
+        declared = pep508(reader, PYPROJECT, line_of(data, item), item)
         if declared is not None:
             found.append(declared)
     return found
 
 
-def _line_of(data: bytes, text: str) -> int | None:
-    """The first line of `data` that holds `text` (for evidence; None when not found)."""
-    needle = text.encode("utf-8", errors="replace")
-    for number, line in enumerate(data.splitlines(), 1):
-        if needle in line:
-            return number
-    return None
-
-
-def _uv_lock_pins(reader: _Reader) -> tuple[str, ...]:
+def _uv_lock_pins(reader: Reader) -> tuple[str, ...]:
     data = reader.read(UV_LOCK, MAX_LOCK_BYTES)
     if data is None:
         return ()
@@ -352,17 +302,18 @@ def _uv_lock_pins(reader: _Reader) -> tuple[str, ...]:
             continue  # the project itself
         if "registry" not in source:
             kind = next(iter(source), "unknown")
-            reader.refuse(UV_LOCK, _line_of(data, f'name = "{name}"'), f"{name} ({kind})", "not from a package index")
+            reader.refuse(UV_LOCK, line_of(data, f'name = "{name}"'), f"{name} ({kind})", "not from a package index")
             continue
         if isinstance(version, str) and NAME.match(name):
             pins.append(f"{name}=={version}")
+    reader.locks.append(LockUse(UV_LOCK, True, f"{len(set(pins))} locked versions installed"))
     return tuple(sorted(set(pins)))
 
 
 # -- Node ------------------------------------------------------------------------------------
 
 
-def _node(reader: _Reader, registry: str) -> NodeDeclaration | None:
+def _node(reader: Reader, registry: str) -> NodeDeclaration | None:
     data = reader.read(PACKAGE_JSON)
     if data is None:
         return None
@@ -378,23 +329,27 @@ def _node(reader: _Reader, registry: str) -> NodeDeclaration | None:
     dev = _node_section(reader, data, doc, "devDependencies")
     for section in ("optionalDependencies", "bundleDependencies", "bundledDependencies", "workspaces"):
         if doc.get(section):
-            reader.refuse(PACKAGE_JSON, _line_of(data, f'"{section}"'), section, "not installed by the kit")
+            reader.refuse(PACKAGE_JSON, line_of(data, f'"{section}"'), section, "not installed by the kit")
     if not runtime and not dev:
         return None
     lockfile, lock = _node_lock(reader, registry)
-    return NodeDeclaration(data, tuple(runtime), tuple(dev), lockfile, lock)
+    locked = None
+    if lockfile is None and not any(reader.exists(name) for name in NODE_LOCKS):
+        declared = {d.name: d.spec for d in (*runtime, *dev)}
+        locked = jslocks.read(reader, registry, declared)
+    return NodeDeclaration(data, tuple(runtime), tuple(dev), lockfile, lock, locked)
 
 
-def _node_section(reader: _Reader, data: bytes, doc: dict[str, Any], section: str) -> list[Declared]:
+def _node_section(reader: Reader, data: bytes, doc: dict[str, Any], section: str) -> list[Declared]:
     entries = doc.get(section)
     if entries is None:
         return []
     if not isinstance(entries, dict):
-        reader.refuse(PACKAGE_JSON, _line_of(data, f'"{section}"'), section, "must be an object of name: version")
+        reader.refuse(PACKAGE_JSON, line_of(data, f'"{section}"'), section, "must be an object of name: version")
         return []
     found = []
     for name, spec in entries.items():
-        line = _line_of(data, f'"{name}"')
+        line = line_of(data, f'"{name}"')
         text = f"{name}: {spec}"
         if not isinstance(spec, str) or not NAME.match(str(name)):
             reader.refuse(PACKAGE_JSON, line, text, "not a package name and version range")
@@ -411,7 +366,7 @@ def _node_section(reader: _Reader, data: bytes, doc: dict[str, Any], section: st
     return found
 
 
-def _node_lock(reader: _Reader, registry: str) -> tuple[str | None, bytes | None]:
+def _node_lock(reader: Reader, registry: str) -> tuple[str | None, bytes | None]:
     for name in NODE_LOCKS:
         data = reader.read(name, MAX_LOCK_BYTES)
         if data is None:
@@ -420,13 +375,16 @@ def _node_lock(reader: _Reader, registry: str) -> tuple[str | None, bytes | None
             doc = json.loads(data)
         except ValueError as exc:
             reader.refuse(name, None, name, f"not valid JSON: {exc}; installing without it")
+            reader.locks.append(LockUse(name, False, "not valid JSON: resolved from package.json"))
             return None, None
         problems = list(_lock_problems(doc, registry))
         if problems:
             for where, text, why in problems[:20]:
-                reader.refuse(name, _line_of(data, f'"{where}"'), text, why)
+                reader.refuse(name, line_of(data, f'"{where}"'), text, why)
             reader.notes.append(f"{name} was not used: it names sources outside the registry {registry}")
+            reader.locks.append(LockUse(name, False, f"names sources outside the registry {registry}: resolved"))
             return None, None
+        reader.locks.append(LockUse(name, True, "installed as locked (npm ci)"))
         return name, data
     return None, None
 

@@ -68,6 +68,14 @@ def package_json(declaration: NodeDeclaration) -> dict[str, Any]:
     kept = {k: doc[k] for k in KEPT_FIELDS if k in doc}
     kept["dependencies"] = {d.name: d.spec for d in declaration.dependencies}
     kept["devDependencies"] = {d.name: d.spec for d in declaration.dev_dependencies}
+    if declaration.locked is not None:  # a yarn or pnpm lock: its versions, installed by npm
+        direct, overrides = declaration.locked.pins({**kept["dependencies"], **kept["devDependencies"]})
+        for section in ("dependencies", "devDependencies"):
+            kept[section] = {name: direct[name] for name in kept[section]}
+        theirs = kept.get("overrides")
+        overrides |= theirs if isinstance(theirs, dict) else {}
+        if overrides:
+            kept["overrides"] = overrides
     kept["private"] = True
     return kept
 

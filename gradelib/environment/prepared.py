@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import cache, nodeinstall, pyinstall
-from gradelib.environment.declaration import Declaration, Declared, read_declaration
+from gradelib.environment import cache, nodeinstall, pyinstall, uvtool, wrappers
+from gradelib.environment.declaration import Declaration, read_declaration
+from gradelib.environment.declared import Declared
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 
@@ -30,6 +31,7 @@ class Installed:
     cache_hit: bool
     seconds: float  # install time (0 on a cache hit)
     built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (the opt-in)
+    project: dict[str, Any] | None = None  # the submission's own project, built in the sandbox
 
     @property
     def venv(self) -> Path:
@@ -51,6 +53,12 @@ class Installed:
             "packages": [{"name": n, "version": v, "dev": d} for n, v, d in self.packages],
         } | ({"built_from_source": [dict(b) for b in self.built]} if self.built else {})
 
+    def editable_roots(self) -> list[str]:
+        """The submission's folders (relative) whose code runs in place of the installed project's, if any."""
+        if self.project is None or not self.project.get("wheel"):
+            return []
+        return [str(root) for root in self.project.get("editable_roots") or []]
+
 
 @dataclass(frozen=True)
 class Environment:
@@ -63,6 +71,7 @@ class Environment:
     python_version: str | None = None
     node_version: str | None = None
     shims: Path | None = None  # `python` for a submission that declares no Python packages
+    wrappers: Path | None = None  # `uv`, `poetry`, `pipenv`, `npx`, `pnpm`, `yarn` as the sandbox provides them
 
     @property
     def error(self) -> str | None:
@@ -72,6 +81,7 @@ class Environment:
     def read_only_paths(self) -> list[str]:
         """Folders the sandbox mounts read-only at the same path."""
         found = [str(i.folder) for i in (self.python, self.node) if i is not None]
+        found += [str(self.wrappers)] if self.wrappers else []
         return found + ([str(self.shims)] if self.shims and not self.python else [])
 
     def placeholders(self) -> dict[str, str]:
@@ -82,24 +92,37 @@ class Environment:
                 found[str(installed.folder)] = f"<{installed.ecosystem}-env>"
         if self.shims:
             found[str(self.shims)] = "<shims>"
+        if self.wrappers:
+            found[str(self.wrappers)] = "<wrappers>"
         return found
 
     def bin_dirs(self) -> list[str]:
-        """Folders to put first on the sandbox PATH: the virtualenv's bin, else the `python` shim."""
+        """Folders first on the sandbox PATH: the run wrappers, then the virtualenv's bin (or the `python` shim)."""
+        found = [str(self.wrappers / wrappers.BIN)] if self.wrappers else []
         if self.python:
-            return [str(self.python.venv / "bin")]
-        return [str(self.shims / SHIM_BIN)] if self.shims else []
+            return [*found, str(self.python.venv / "bin")]
+        return found + ([str(self.shims / SHIM_BIN)] if self.shims else [])
+
+    def run_env(self, cwd: Path) -> dict[str, str]:
+        """Variables one run in the copy `cwd` needs: an editable project's own folders first on PYTHONPATH."""
+        roots = self.python.editable_roots() if self.python else []
+        if not roots:
+            return {}
+        return {"PYTHONPATH": os.pathsep.join(str(Path(cwd) / root) if root else str(cwd) for root in roots)}
 
     def runtime_dependencies(self) -> list[str]:
         """package.json `dependencies` names, sorted (`[]` when none)."""
         return self.declaration.node.runtime_names if self.declaration.node else []
 
-    def evidence(self, *, flag_runtime: bool = False) -> dict[str, Any]:
-        """The report's environment section: declared, installed, refused, cache, errors."""
+    def evidence(self, *, flag_runtime: bool = False, wrappers_used: Sequence[Any] = ()) -> dict[str, Any]:
+        """The report's environment section: declared, installed, built, refused, locks, wrappers, errors."""
         flags = [RUNTIME_DEPENDENCY_FLAG.format(name=n) for n in self.runtime_dependencies()] if flag_runtime else []
         return {
             "declared": [d.to_dict() for d in self.declaration.declared()],
             "installed": [i.to_dict() for i in (self.python, self.node) if i is not None],
+            "project": self.python.project if self.python else None,
+            "lockfiles": [lock.to_dict() for lock in self.declaration.locks],
+            "wrappers": list(wrappers_used),
             "refused": [r.to_dict() for r in self.declaration.refused],
             "notes": list(self.declaration.notes),
             "flags": flags,
@@ -111,6 +134,11 @@ class Environment:
     def summary(self) -> str:
         """One line: `python: 14 packages (cache hit); 1 refused`."""
         parts = []
+        project = self.python.project if self.python else None
+        if project and project.get("wheel"):
+            parts.append(f"project {project.get('name') or ''} built with {project.get('backend')}".replace("  ", " "))
+        elif project:
+            parts.append("the project itself could not be built: it runs from its folder")
         for installed in (self.python, self.node):
             if installed is not None:
                 how = "cache hit" if installed.cache_hit else f"installed in {installed.seconds:.1f} s"
@@ -134,17 +162,17 @@ def _obtain(
     folder = cache.env_folder(settings.cache_dir, key)
     manifest = cache.read_manifest(folder)
     if manifest is not None:
-        return Installed(ecosystem, folder, key, manifest.packages, True, 0.0, manifest.built)
+        return Installed(ecosystem, folder, key, manifest.packages, True, 0.0, manifest.built, manifest.project)
     with cache.locked(settings.cache_dir, key):
         manifest = cache.read_manifest(folder)  # another grading may have built it meanwhile
         if manifest is not None:
-            return Installed(ecosystem, folder, key, manifest.packages, True, 0.0, manifest.built)
+            return Installed(ecosystem, folder, key, manifest.packages, True, 0.0, manifest.built, manifest.project)
         folder = cache.fresh_folder(settings.cache_dir, key)
         started = time.monotonic()
         manifest = build(folder, key)
         cache.write_manifest(folder, manifest)
         seconds = round(time.monotonic() - started, 2)
-        return Installed(ecosystem, folder, key, manifest.packages, False, seconds, manifest.built)
+        return Installed(ecosystem, folder, key, manifest.packages, False, seconds, manifest.built, manifest.project)
 
 
 def _offline(exc: Exception, wanted: Sequence[Declared]) -> str:
@@ -185,10 +213,10 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     if declaration.python is not None:
         py = declaration.python
         try:
-            python_version = pyinstall.interpreter_version(settings.python)
+            python_version = uvtool.interpreter_version(settings.python)
             python = _obtain(
                 "python", pyinstall.key_parts(py, settings), settings,
-                lambda folder, key: pyinstall.build(folder, py, settings, key),
+                lambda folder, key: pyinstall.build(folder, py, settings, key, Path(root)),
             )  # fmt: skip
         except (InstallError, OSError) as exc:
             errors.append(_offline(exc, py.requirements) if settings.offline else str(exc))
@@ -203,4 +231,5 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
         except (InstallError, OSError) as exc:
             errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
     shims = python_shims(settings)
-    return Environment(declaration, python, node, tuple(errors), python_version, node_version, shims)
+    wrapped = wrappers.folder(settings.cache_dir, settings.python)
+    return Environment(declaration, python, node, tuple(errors), python_version, node_version, shims, wrapped)

@@ -1,59 +1,28 @@
-"""Python environments: a virtualenv from the system interpreter, filled by uv from the package index."""
+"""Python environments: a virtualenv from the system interpreter, filled by uv from the package index.
+
+A project that must itself be installed (`project.py`) is built by its own backend in the sandbox
+first (`projectbuild.py`), and its wheel installed with the declared packages.
+"""
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 import shutil
-import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
+from gradelib.environment import projectbuild, sourcebuild
 from gradelib.environment.cache import Manifest
-from gradelib.environment.capped import Capped, run_capped, size_text
+from gradelib.environment.capped import Capped, run_capped
 from gradelib.environment.declaration import PythonDeclaration
 from gradelib.environment.settings import InstallSettings
+from gradelib.environment.sourcebuild import SourceBuild
+from gradelib.environment.uvtool import index_options, interpreter_version, raise_for, reason, uv_binary, uv_environment
 from gradelib.errors import InstallError
-
-if TYPE_CHECKING:
-    from gradelib.environment.sourcebuild import SourceBuild
 
 VENV = "python"
 REQUIREMENTS = "requirements.in"
 CONSTRAINTS = "constraints.txt"
-OPT_IN = "--build-source (GRADELIB_BUILD_SOURCE=1) builds it inside the sandbox, offline"
-ERROR_LINE = re.compile(r"^\s*(error|cause|caused by|hint|×|╰─▶)(:|\s)", re.I)  # noqa: RUF001 - uv prints a multiplication sign
-
-
-def uv_binary() -> str:
-    """The uv that ships with the kit (the `uv` package), else one on PATH."""
-    try:
-        from uv import find_uv_bin
-
-        return str(find_uv_bin())
-    except (ImportError, FileNotFoundError):
-        found = shutil.which("uv")
-        if found is None:
-            raise InstallError("python", "uv is not installed (pip install uv)") from None
-        return found
-
-
-@functools.cache
-def interpreter_version(python: str) -> str:
-    """`3.11.2` for the interpreter that candidate environments are made from."""
-    if not os.access(python, os.X_OK):
-        raise InstallError("python", f"{python} is missing: install python3 (or set GRADELIB_PYTHON)")
-    done = subprocess.run(
-        [python, "-I", "-c", "import sys; print('.'.join(map(str, sys.version_info[:3])))"],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=30,
-    )
-    if done.returncode != 0:
-        raise InstallError("python", f"{python} does not run: {done.stderr.strip()[:200]}")
-    return done.stdout.strip()
 
 
 def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict[str, object]:
@@ -66,21 +35,20 @@ def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict
     }
     if settings.build_source:  # absent otherwise: the keys of wheels-only environments stay as they were
         parts["build_source"] = True
+    if declaration.project is not None:  # the project's own code is in it: one environment per digest
+        project = declaration.project
+        parts["project"] = {"digest": project.digest, "editable": project.editable, "required": project.required}
     return parts
 
 
-def uv_environment() -> dict[str, str]:
-    """The environment the kit runs uv in: the reviewer's, minus what would weaken the kit's choices."""
-    env = dict(os.environ)
-    # The kit's own choices win over the reviewer's environment where they matter for safety.
-    for name in ("UV_NO_BUILD", "UV_NO_BINARY", "UV_FIND_LINKS", "UV_PYTHON", "VIRTUAL_ENV", "UV_PROJECT"):
-        env.pop(name, None)
-    env["UV_NO_PROGRESS"] = "1"
-    return env
+def build(
+    folder: Path, declaration: PythonDeclaration, settings: InstallSettings, key: str, source: Path | None = None
+) -> Manifest:
+    """Make `folder/python`, a virtualenv with the declared packages (wheels only); raise InstallError.
 
-
-def build(folder: Path, declaration: PythonDeclaration, settings: InstallSettings, key: str) -> Manifest:
-    """Make `folder/python`, a virtualenv with the declared packages (wheels only); raise InstallError."""
+    `source` is the submission, whose project is built first when it must be installed.
+    """
+    wheel, project = _project(folder, declaration, settings, source)
     work = folder / ".build"
     work.mkdir()
     (work / REQUIREMENTS).write_text("".join(f"{r.spec}\n" for r in declaration.requirements))
@@ -101,7 +69,7 @@ def build(folder: Path, declaration: PythonDeclaration, settings: InstallSetting
     seeded = set(installed(venv))
     argv = [
         uv, "pip", "install", "--python", str(venv / "bin" / "python"),
-        "-r", REQUIREMENTS, "-c", CONSTRAINTS,
+        "-r", REQUIREMENTS, "-c", CONSTRAINTS, *([str(wheel)] if wheel else []),
         # not --compile-bytecode: uv would start the environment's python on this host, and that
         # runs every .pth file the installed wheels brought (code of the submission's choosing)
         "--no-build", "--link-mode", "copy", "--no-python-downloads",
@@ -118,7 +86,25 @@ def build(folder: Path, declaration: PythonDeclaration, settings: InstallSetting
     declared = {r.name.lower().replace("_", "-") for r in declaration.requirements}
     packages = tuple(p for p in installed(venv) if p not in seeded or p[0] in declared)
     seconds = done.seconds + made.seconds + compiled.seconds + sum(b.seconds for b in built)
-    return Manifest(key, "python", packages, round(seconds, 2), tuple(b.to_dict() for b in built))
+    seconds += float((project or {}).get("build_seconds") or 0)
+    return Manifest(key, "python", packages, round(seconds, 2), tuple(b.to_dict() for b in built), project)
+
+
+def _project(
+    folder: Path, declaration: PythonDeclaration, settings: InstallSettings, source: Path | None
+) -> tuple[Path | None, dict[str, Any] | None]:
+    """The project's wheel and its evidence; a failed build of a project that runs uninstalled is only noted."""
+    project = declaration.project
+    if project is None or source is None:
+        return None, None
+    try:
+        built = projectbuild.build(project, source, folder, settings)
+    except InstallError as exc:
+        if project.required:
+            raise
+        failed = f"{exc.reason}: its dependencies are installed, and it runs from its own folder"
+        return None, project.to_dict() | {"wheel": None, "build_error": failed}
+    return built.path, built.record
 
 
 def compile_bytecode(venv: Path, folder: Path, settings: InstallSettings) -> Capped:
@@ -144,18 +130,10 @@ def compile_bytecode(venv: Path, folder: Path, settings: InstallSettings) -> Cap
     return done
 
 
-def index_options(settings: InstallSettings) -> list[str]:
-    """uv's `--index-url` / `--offline` for these settings."""
-    options = ["--index-url", settings.index_url] if settings.index_url else []
-    return [*options, "--offline"] if settings.offline else options
-
-
 def _with_source_builds(
     done: Capped, argv: list[str], work: Path, folder: Path, declaration: PythonDeclaration, settings: InstallSettings
 ) -> tuple[Capped, list[SourceBuild]]:
     """While uv names packages with no usable wheel, build them in the sandbox and install again (bounded)."""
-    from gradelib.environment import sourcebuild  # it uses this module's uv helpers
-
     built: list[SourceBuild] = []
     wheelhouse = folder / sourcebuild.WHEELHOUSE
     while done.code not in (0, None):
@@ -165,7 +143,7 @@ def _with_source_builds(
         again = [name for name in wanted if name in {b.name for b in built}]
         if again:
             raise InstallError(
-                "python", f"{again[0]} was built from source, but uv still cannot use it: {_reason(done.output)}"
+                "python", f"{again[0]} was built from source, but uv still cannot use it: {reason(done.output)}"
             )
         if len(built) + len(wanted) > sourcebuild.MAX_BUILDS:
             raise InstallError("python", f"more than {sourcebuild.MAX_BUILDS} packages need a build from source")
@@ -192,30 +170,6 @@ def _specifiers(declaration: PythonDeclaration, name: str) -> list[str]:
         if canonicalize_name(requirement.name) == name and str(requirement.specifier):
             found.append(str(requirement.specifier))
     return found
-
-
-def raise_for(done: Capped, settings: InstallSettings, what: str = "") -> None:
-    """InstallError for an installer run that went over a cap or failed."""
-    prefix = f"{what}: " if what else ""
-    if done.over_time:
-        raise InstallError("python", f"{prefix}install took longer than {settings.max_seconds:.0f} s: stopped")
-    if done.over_size:
-        raise InstallError("python", f"{prefix}the environment grew past {size_text(settings.max_bytes)}: stopped")
-    if done.code != 0:
-        reason = _reason(done.output, offline=settings.offline, build=settings.build_source)
-        raise InstallError("python", prefix + reason)
-
-
-def _reason(output: str, *, offline: bool = False, build: bool = False) -> str:
-    """uv's own explanation, in a few lines (it names the package it could not install)."""
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    wanted = [line for line in lines if ERROR_LINE.match(line)] or lines[-3:]
-    text = " ".join(wanted)[:600] or "the installer failed without saying why"
-    if ("no usable wheels" in output or "--no-build" in output) and not build:
-        text += f" (the kit installs wheels only: a package that must be built from source is refused; {OPT_IN})"
-    if re.search(r"(dns|connect|network|timed out|failed to fetch)", output, re.I) and not offline:
-        text += " (registry unreachable?)"
-    return text
 
 
 def installed(venv: Path) -> tuple[tuple[str, str, bool], ...]:

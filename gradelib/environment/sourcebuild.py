@@ -18,25 +18,27 @@ import shutil
 import time
 import tomllib
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gradelib.environment import sdist
+from gradelib.environment import buildsystem, sdist, uvtool
+from gradelib.environment.buildfrontend import EXIT_MISSING, MISSING_PREFIX
+from gradelib.environment.buildsystem import BuildSystem
 from gradelib.environment.capped import run_capped
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError, UnsafeFile
 
 WHEELHOUSE = "wheelhouse"  # in the environment folder: the wheels built from source
 WORK = ".sourcebuild"
+BUILD_VENV = "python"  # in a build folder: the virtualenv with the build requirements
 FRONTEND = Path(__file__).with_name("buildfrontend.py")
 FRONTEND_NAME = "gradelib_build_frontend.py"
 MAX_BUILDS = 5  # packages built from source for one environment
 MAX_WHEEL_BYTES = 256 * 1024**2
 BUILD_MEMORY_BYTES = 2 * 1024**3
 ERROR_TAIL = 12  # lines of the build's output kept in the error
-DEFAULT_REQUIRES = ("setuptools>=40.8.0", "wheel")  # PEP 518, when pyproject.toml says nothing
-DEFAULT_BACKEND = "setuptools.build_meta:__legacy__"
 NEEDS_WHEEL = re.compile(r"Wheels are required for `([^`]+)`")
 PINNED = re.compile(r"Because ([A-Za-z0-9][\w.-]*)==([\w.!+-]+) has no usable wheels")
 
@@ -71,15 +73,6 @@ class SourceBuild:
         )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class BuildSystem:
-    """An sdist's `[build-system]`: what to install, which backend, where an in-tree backend lives."""
-
-    requires: tuple[str, ...]
-    backend: str
-    backend_path: tuple[str, ...] = ()
-
-
 def needs_build(uv_output: str) -> list[str]:
     """The packages uv refused because they have no usable wheel (normalised names, in order)."""
     found: list[str] = []
@@ -95,46 +88,15 @@ def pinned_versions(uv_output: str) -> dict[str, str]:
 
 
 def build_system(tree: Path, label: str) -> BuildSystem:
-    """The `[build-system]` of an unpacked sdist (PEP 518's setuptools default when absent)."""
+    """The checked `[build-system]` of an unpacked sdist (PEP 518's setuptools default when absent)."""
     pyproject = tree / "pyproject.toml"
     if not pyproject.is_file():
-        return BuildSystem(DEFAULT_REQUIRES, DEFAULT_BACKEND)
+        return buildsystem.from_table(None)
     try:
         doc = tomllib.loads(pyproject.read_text(encoding="utf-8", errors="replace"))
     except tomllib.TOMLDecodeError as exc:
         raise InstallError("python", f"{label}: pyproject.toml is not valid TOML: {exc}") from exc
-    table = doc.get("build-system")
-    if not isinstance(table, dict):
-        return BuildSystem(DEFAULT_REQUIRES, DEFAULT_BACKEND)
-    requires = table.get("requires", list(DEFAULT_REQUIRES))
-    backend = table.get("build-backend", DEFAULT_BACKEND)
-    paths = table.get("backend-path", [])
-    if not isinstance(requires, list) or not all(isinstance(r, str) for r in requires):
-        raise InstallError("python", f"{label}: [build-system].requires must be a list of requirement strings")
-    if not isinstance(backend, str) or not re.fullmatch(r"[\w.]+(:[\w.]+)?", backend.strip()):
-        raise InstallError("python", f"{label}: [build-system].build-backend is not `module:object`")
-    if not isinstance(paths, list) or not all(isinstance(p, str) and _inside(p) for p in paths):
-        raise InstallError("python", f"{label}: [build-system].backend-path must name folders inside the sdist")
-    for requirement in requires:
-        _registry_requirement(requirement, label)
-    return BuildSystem(tuple(requires), backend.strip(), tuple(paths))
-
-
-def _inside(path: str) -> bool:
-    pure = PurePosixPath(path)
-    return not pure.is_absolute() and ".." not in pure.parts
-
-
-def _registry_requirement(text: str, label: str) -> None:
-    """A build requirement must be a plain package from the index, like any declared requirement."""
-    from packaging.requirements import InvalidRequirement, Requirement
-
-    try:
-        requirement = Requirement(text)
-    except InvalidRequirement as exc:
-        raise InstallError("python", f"{label}: build requirement {text!r} is not valid: {exc}") from exc
-    if requirement.url:
-        raise InstallError("python", f"{label}: build requirement {text!r} is a direct URL: refused")
+    return buildsystem.check(buildsystem.from_table(doc.get("build-system")), label)
 
 
 def build(
@@ -155,7 +117,7 @@ def build(
     try:
         tree = sdist.unpack(path, work / "source")
         system = build_system(tree, label)
-        _build_env(work / "env", system, folder, settings, label)
+        build_env(work / "env", system, folder, settings, label)
         started = time.monotonic()
         wheel, isolation, connections = _run_build(tree, work / "env", system, settings, archive, folder)
         seconds = round(time.monotonic() - started, 2)
@@ -165,69 +127,118 @@ def build(
                        isolation, connections)  # fmt: skip
 
 
-def _build_env(env_folder: Path, system: BuildSystem, watch: Path, settings: InstallSettings, label: str) -> None:
+def build_env(env_folder: Path, system: BuildSystem, watch: Path, settings: InstallSettings, label: str) -> None:
     """`env_folder/python`: a virtualenv with the build requirements, installed by uv from wheels only."""
-    from gradelib.environment import pyinstall
-
-    uv, venv = pyinstall.uv_binary(), env_folder / pyinstall.VENV
-    env = pyinstall.uv_environment()
+    uv, venv = uvtool.uv_binary(), env_folder / BUILD_VENV
+    env = uvtool.uv_environment()
     env_folder.mkdir(mode=0o755)
     made = run_capped(
         [uv, "venv", "--quiet", "--python", settings.python, "--no-python-downloads", str(venv)],
         cwd=env_folder, env=env, watch=watch, max_seconds=60, max_bytes=settings.max_bytes,
     )  # fmt: skip
-    pyinstall.raise_for(made, settings, f"building {label}: could not make a build virtualenv")
+    uvtool.raise_for(made, settings, f"building {label}: could not make a build virtualenv")
     if not system.requires:
         return
     (env_folder / "build-requires.in").write_text("".join(f"{r}\n" for r in system.requires))
     argv = [
         uv, "pip", "install", "--python", str(venv / "bin" / "python"), "-r", "build-requires.in",
-        "--no-build", "--link-mode", "copy", "--no-python-downloads", *pyinstall.index_options(settings),
+        "--no-build", "--link-mode", "copy", "--no-python-downloads", *uvtool.index_options(settings),
     ]  # fmt: skip
     done = run_capped(argv, cwd=env_folder, env=env, watch=watch, max_seconds=settings.max_seconds,
                       max_bytes=settings.max_bytes)  # fmt: skip
-    pyinstall.raise_for(
+    uvtool.raise_for(
         done, settings, f"building {label}: its build requirements ({', '.join(system.requires)}) cannot be installed"
     )
+
+
+@dataclass(frozen=True)
+class BuiltWheel:
+    """The one wheel a sandboxed build left, read safely, and how the build was isolated."""
+
+    filename: str
+    data: bytes
+    isolation: str
+    connections: tuple[str, ...]  # what the build tried to reach (it had no network)
 
 
 def _run_build(
     tree: Path, env_folder: Path, system: BuildSystem, settings: InstallSettings, archive: sdist.SourceArchive,
     folder: Path,
 ) -> tuple[str, str, tuple[str, ...]]:  # fmt: skip
-    """Run the frontend in the sandbox; move the checked wheel into the wheelhouse: (wheel, isolation, connections)."""
+    """Build the sdist's wheel in the sandbox, check it, put it in the wheelhouse: (wheel, isolation, connections)."""
+    label = f"{archive.name} {archive.version}"
+    built = build_in_sandbox(tree, env_folder, system, settings, f"building {label} from source")
+    check_wheel(built.filename, built.data, archive.name, archive.version)
+    store_wheel(built, folder / WHEELHOUSE)
+    return built.filename, built.isolation, built.connections
+
+
+def build_in_sandbox(
+    tree: Path,
+    env_folder: Path,
+    system: BuildSystem,
+    settings: InstallSettings,
+    doing: str,
+    *,
+    require_isolation: bool = True,
+    install_missing: Callable[[list[str]], None] | None = None,
+) -> BuiltWheel:
+    """Run the kit's PEP 517 frontend on a copy of `tree` in the sandbox, with `env_folder` as its python.
+
+    `doing` starts every error (`building the project with hatchling.build`). A backend that asks
+    for more build requirements gets them through `install_missing` (wheels only) and one more
+    run; without it, it is refused by name. `require_isolation` refuses to build at all where the
+    network cannot be turned off.
+    """
     # Imported here: the sandbox imports this package (its Environment type).
     from gradelib.environment import cache
     from gradelib.environment.prepared import Environment, Installed
     from gradelib.sandbox import Limits, Sandbox
 
-    label = f"{archive.name} {archive.version}"
-    cache.readable(env_folder)  # the sandbox's user reads (never writes) the build virtualenv
     environment = Environment(python=Installed("python", env_folder, "build", (), False, 0.0))
     limits = Limits(
         wall_seconds=settings.build_seconds, cpu_seconds=int(settings.build_seconds) + 1,
         memory_bytes=BUILD_MEMORY_BYTES, file_bytes=MAX_WHEEL_BYTES,
     )  # fmt: skip
-    with Sandbox(tree, environment=environment) as box:
-        # A build from source runs only where the network is really off: never on the host as is.
-        probe = box.run(["python", "-I", "-c", "pass"], box.copy("probe"), limits=Limits(wall_seconds=60))
-        if not probe.isolation.network_verified:
-            raise InstallError("python", f"{label} cannot be built from source here: {probe.isolation.reason}")
+    with Sandbox(tree, environment=environment, link_venv=False) as box:
+        if require_isolation:  # never on the host as is: probe before the build runs at all
+            cache.readable(env_folder)
+            probe = box.run(["python", "-I", "-c", "pass"], box.copy("probe"), limits=Limits(wall_seconds=60))
+            if not probe.isolation.network_verified:
+                raise InstallError("python", f"{doing}: not possible here: {probe.isolation.reason}")
         frontend = box.kit_file(FRONTEND_NAME, FRONTEND.read_bytes())
-        copy = box.copy("build")
-        out = box.output_folder(copy, "wheels")
-        argv = ["python", "-I", str(frontend), str(out), system.backend, json.dumps(list(system.backend_path))]
-        result = box.run(argv, copy, limits=limits)
+        for attempt in range(2):
+            cache.readable(env_folder)  # the sandbox's user reads (never writes) the build virtualenv
+            copy = box.copy("build")
+            out = box.output_folder(copy, "wheels")
+            argv = ["python", "-I", str(frontend), str(out), system.backend, json.dumps(list(system.backend_path))]
+            result = box.run(argv, copy, limits=limits)
+            missing = _missing(result.stderr) if result.exit_code == EXIT_MISSING else []
+            if not (missing and install_missing and attempt == 0):
+                break
+            install_missing(missing)
         connections = tuple(c.describe() for c in result.network_attempts)
         if result.timed_out:
-            raise InstallError(
-                "python", f"building {label} from source took longer than {settings.build_seconds:g} s: stopped"
-            )
+            raise InstallError("python", f"{doing} took longer than {settings.build_seconds:g} s: stopped")
         if not result.ok:
             tail = _tail(result.stdout + "\n" + result.stderr)
-            raise InstallError("python", f"building {label} from source failed ({result.status()}): {tail}")
-        wheel = _take_wheel(out, archive, folder / WHEELHOUSE)
-    return wheel, result.isolation.mode, connections
+            raise InstallError("python", f"{doing} failed ({result.status()}): {tail}")
+        names = sorted(entry.name for entry in os.scandir(out) if entry.name.endswith(".whl"))
+        if len(names) != 1:
+            raise InstallError("python", f"{doing} left {len(names)} wheels, not one: refused")
+        try:
+            data = _read(out, names[0])
+        except UnsafeFile as exc:
+            raise InstallError("python", f"{doing}: the wheel {exc.reason}: refused") from exc
+    return BuiltWheel(names[0], data, result.isolation.mode, connections)
+
+
+def _missing(stderr: str) -> list[str]:
+    """The build requirements the frontend said the backend lacks."""
+    for line in stderr.splitlines():
+        if line.startswith(MISSING_PREFIX):
+            return [part.strip() for part in line[len(MISSING_PREFIX) :].split(",") if part.strip()]
+    return []
 
 
 def _tail(output: str) -> str:
@@ -235,22 +246,13 @@ def _tail(output: str) -> str:
     return " | ".join(lines[-ERROR_TAIL:])[-1500:] or "the build printed nothing"
 
 
-def _take_wheel(out: Path, archive: sdist.SourceArchive, wheelhouse: Path) -> str:
-    """The one wheel of `archive`'s project the build left in `out`, checked and copied to the wheelhouse."""
-    label = f"{archive.name} {archive.version}"
-    names = sorted(entry.name for entry in os.scandir(out) if entry.name.endswith(".whl"))
-    if len(names) != 1:
-        raise InstallError("python", f"building {label} from source left {len(names)} wheels, not one: refused")
-    try:
-        data = _read(out, names[0])
-    except UnsafeFile as exc:
-        raise InstallError("python", f"building {label}: the wheel {exc.reason}: refused") from exc
-    check_wheel(names[0], data, archive.name, archive.version)
+def store_wheel(built: BuiltWheel, wheelhouse: Path) -> Path:
+    """Write a checked wheel into the environment's wheelhouse, readable by the sandbox's user."""
     wheelhouse.mkdir(exist_ok=True, mode=0o755)
-    target = wheelhouse / names[0]
-    target.write_bytes(data)
+    target = wheelhouse / built.filename
+    target.write_bytes(built.data)
     os.chmod(target, 0o644)
-    return names[0]
+    return target
 
 
 def _read(folder: Path, name: str) -> bytes:
@@ -262,8 +264,8 @@ def _read(folder: Path, name: str) -> bytes:
     return data
 
 
-def check_wheel(filename: str, data: bytes, name: str, version: str) -> None:
-    """Refuse a built wheel that is not `name`'s at `version`, or whose install would run code on the host.
+def check_wheel(filename: str, data: bytes, name: str | None, version: str | None) -> None:
+    """Refuse a built wheel that is not `name`'s at `version` (where known), or whose install would run code.
 
     uv compiles bytecode with the environment's interpreter, which runs every `.pth` file
     in site-packages: a build must not be able to plant one.
@@ -277,8 +279,9 @@ def check_wheel(filename: str, data: bytes, name: str, version: str) -> None:
         project, built_version, _build, _tags = parse_wheel_filename(filename)
     except InvalidWheelFilename as exc:
         raise InstallError("python", f"building {name}: {filename} is not a wheel file name: refused") from exc
-    if canonicalize_name(project) != canonicalize_name(name) or built_version != Version(version):
-        raise InstallError("python", f"building {name} {version} from source made {filename}: refused")
+    other_name = name is not None and canonicalize_name(project) != canonicalize_name(name)
+    if other_name or (version is not None and built_version != Version(version)):
+        raise InstallError("python", f"building {name} {version or ''} made {filename}: refused")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as wheel:
             members = wheel.namelist()

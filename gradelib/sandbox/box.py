@@ -30,7 +30,7 @@ from typing import IO, Any, Literal
 
 from gradelib.environment import Environment
 from gradelib.environment.nodeinstall import NODE_MODULES
-from gradelib.errors import SandboxUnavailable
+from gradelib.errors import SandboxUnavailable, UnsafeFile
 from gradelib.sandbox import connlog, diskcap, launched, nsinit, safefs
 from gradelib.sandbox.dnslog import RESOLV_CONF, DnsLog
 from gradelib.sandbox.masking import mask
@@ -51,6 +51,19 @@ LATE_ENV_PREFIXES = ("LD_", "FAKETIME")
 EXIT_REPORTER = '"$@" 3>&-; code=$?; echo "$code" >&3; exit "$code"'
 
 IsolationMode = Literal["root-namespaces", "user-namespaces", "none"]
+OFFLINE_TOOLS = {
+    "npm_config_update_notifier": "false",
+    "npm_config_fund": "false",
+    "npm_config_audit": "false",
+    "npm_config_offline": "true",
+    "UV_OFFLINE": "1",
+    "DO_NOT_TRACK": "1",
+    "YARN_ENABLE_TELEMETRY": "0",
+}
+KIT_LOG = "kit.log"  # in a run's scratch: what the kit's helpers in the sandbox (run wrappers) report
+KIT_LOG_ENV = "GRADELIB_KIT_LOG"
+MAX_KIT_LOG_BYTES = 256 * 1024
+VENV_LINK = ".venv"
 
 
 @dataclass(frozen=True)
@@ -112,6 +125,7 @@ class RunResult:
     notes: tuple[str, ...] = ()
     disk_limit_hit: bool = False  # killed: the grading's capped writable space was full
     disk_limit_bytes: int | None = None  # that cap; None where disk is not bounded
+    kit_log: tuple[str, ...] = ()  # lines the kit's own helpers in the sandbox wrote (run wrappers' uses)
 
     @property
     def ok(self) -> bool:
@@ -200,6 +214,9 @@ def base_environment(home: Path, tmp: Path) -> dict[str, str]:
         "PIP_NO_INDEX": "1",
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "PIP_NO_INPUT": "1",
+        # Nor do npm's update notifier, its audit and funding calls, or tools' telemetry: offline is the rule,
+        # and a connection the kit's tools attempt must never count against the candidate.
+        **OFFLINE_TOOLS,
     }
 
 
@@ -222,8 +239,13 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         isolate: bool = True,
         environment: Environment | None = None,
         disk_bytes: int | None = None,
+        link_venv: bool = True,
     ) -> None:
-        """`disk_bytes` caps the whole workspace (default `diskcap.configured_limit()`)."""
+        """`disk_bytes` caps the whole workspace (default `diskcap.configured_limit()`).
+
+        `link_venv` puts a `.venv` link to the environment's virtualenv in every copy (not for builds).
+        """
+        self.link_venv = link_venv
         self.source = Path(source)
         self.disk_bytes = disk_bytes
         self.disk = diskcap.DiskCap(Path(), None, "not entered")
@@ -234,6 +256,7 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         self.root = Path()
         self._counter = 0
         self._lock = threading.Lock()
+        self.kit_log: tuple[str, ...] = ()  # every run's kit log lines, in the order the runs ended
 
     def __enter__(self) -> Sandbox:
         self.disk = diskcap.workspace(self.disk_bytes)
@@ -263,6 +286,8 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         safefs.copy_tree(self.source, target, reverse_order=reverse_order, include_git=include_git)
         if self.environment.node is not None:
             link_node_modules(target, self.environment.node.node_modules)
+        if self.environment.python is not None and self.link_venv:
+            link_venv(target, self.environment.python.venv)
         if self.as_root:
             safefs.chown_tree(target, self.uid, self.uid)
         return target
@@ -301,19 +326,18 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         umask: int = 0o022,
         cpus: Sequence[int] | None = None,
         hostname: str = "sandbox",
+        machine: Path | None = None,
     ) -> RunResult:
-        """Run `argv` in the copy `cwd` and report what happened. Never raises for candidate faults."""
+        """Run `argv` in the copy `cwd` and report what happened. Never raises for candidate faults.
+
+        `machine` (from `machine()`) is the HOME, TMPDIR and /tmp of an earlier run: a process
+        restarted on the same machine. Without it every run gets its own.
+        """
         global _refused
-        scratch = self._next("run")
-        scratch.mkdir(mode=0o711)
-        home, tmp = scratch / "home", scratch / "tmp"
-        for folder in (home, tmp):
-            folder.mkdir()
-            if self.as_root:
-                os.chown(folder, self.uid, self.uid)
-        os.chmod(tmp, 0o1777)  # also the run's /tmp: inside the capped workspace, not beside it
+        scratch = machine if machine is not None else self.machine()
         isolate = self.isolate and _refused is None
         call = _Call(self, argv, cwd, scratch, env or {}, limits, services, trace_files, umask, cpus, hostname)
+        call.keeps_machine = machine is not None
         result = call.start(isolate, stop_when)
         if result is None:  # namespaces refused: say so, run without them
             _refused = call.refusal
@@ -322,7 +346,21 @@ class Sandbox(AbstractContextManager["Sandbox"]):
                 raise SandboxUnavailable(f"the sandbox cannot start even without namespaces: {call.refusal}")
         if result.disk_limit_hit:
             self._free(Path(cwd), scratch)
+        with self._lock:
+            self.kit_log += result.kit_log
         return result
+
+    def machine(self) -> Path:
+        """A run's scratch: its HOME, its TMPDIR (also its /tmp) and the kit's log; pass it to `run` to keep it."""
+        scratch = self._next("run")
+        scratch.mkdir(mode=0o711)
+        home, tmp = scratch / "home", scratch / "tmp"
+        for folder in (home, tmp):
+            folder.mkdir()
+            if self.as_root:
+                os.chown(folder, self.uid, self.uid)
+        os.chmod(tmp, 0o1777)  # also the run's /tmp: inside the capped workspace, not beside it
+        return scratch
 
     def writable(self, cwd: Path, scratch: Path) -> list[str]:
         """What one run may write: its own copy's folder and its scratch (HOME, TMPDIR), nothing else.
@@ -375,9 +413,12 @@ class _Call:
         self.env, self.limits, self.services = env, limits, services
         self.trace_files, self.umask, self.cpus, self.hostname = trace_files, umask, cpus, hostname
         self.refusal = ""
+        self.keeps_machine = False
 
     def _environment(self, ports: Mapping[str, int]) -> dict[str, str]:
         base = base_environment(self.scratch / "home", self.scratch / "tmp")
+        base[KIT_LOG_ENV] = str(self._kit_log())
+        base.update(self.box.environment.run_env(self.cwd))
         for service in self.services:
             for key, value in service.env.items():
                 base[key] = value.format(host="127.0.0.1", port=ports[service.name])
@@ -510,7 +551,8 @@ class _Call:
             root_dir=str(root_dir),
             writable=tuple(self.box.writable(self.cwd, self.scratch)),
             read_only=tuple(self.box.environment.read_only_paths() + self._kit_folder()),
-            tmp=str(self.scratch / "tmp") if self.box.disk.bounded else None,
+            # the run's /tmp: in the capped workspace; also where a restarted process finds what it left
+            tmp=str(self.scratch / "tmp") if self.box.disk.bounded or self.keeps_machine else None,
             cwd=str(self.cwd),
             argv=tuple(argv),
             traced=argv[0] == tool("strace"),
@@ -570,7 +612,25 @@ class _Call:
             notes=tuple(mask(note, hide) for note in notes),
             disk_limit_hit=why == "disk",
             disk_limit_bytes=self.box.disk.limit,
+            kit_log=tuple(mask(line, hide) for line in self._read_kit_log()),
         )
+
+    def _kit_log(self) -> Path:
+        """The run's kit log, made empty and writable by the sandbox's user (the scratch itself is not)."""
+        path = self.scratch / KIT_LOG
+        if path.is_symlink() or path.exists():
+            path.unlink()
+        path.touch(mode=0o600)
+        if self.box.as_root:
+            os.chown(path, self.box.uid, self.box.uid)
+        return path
+
+    def _read_kit_log(self) -> list[str]:
+        try:
+            data = safefs.read_file(self.scratch, KIT_LOG, MAX_KIT_LOG_BYTES) or b""
+        except UnsafeFile:
+            return []
+        return data.decode("utf-8", errors="replace").splitlines()
 
     def _kit_folder(self) -> list[str]:
         kit = self.box.root / "kit"  # kit files (the payments driver), read-only to every run
@@ -683,6 +743,19 @@ class _Capture:
         if skipped > 0:
             body += f"\n[... {skipped} bytes not kept ...]\n"
         return body + self.last.decode("utf-8", errors="replace")
+
+
+def link_venv(copy: Path, venv: Path) -> None:
+    """`copy/.venv`: a link to the installed virtualenv, so `.venv/bin/python` and `source .venv/bin/activate` work.
+
+    A shipped `.venv` is replaced: what runs is what the kit installed from the declaration.
+    """
+    target = copy / VENV_LINK
+    if target.is_symlink() or target.is_file():
+        target.unlink()
+    elif target.exists():
+        _remove_tree(target)
+    target.symlink_to(venv)
 
 
 def link_node_modules(copy: Path, installed: Path) -> None:

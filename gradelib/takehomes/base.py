@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from gradelib.environment import Environment, prepare
+from gradelib.environment import Environment, prepare, wrappers
 from gradelib.result import LineResult, Outcome, Report, Tier
 from gradelib.review.rubric import Rubric, default_rubric
-from gradelib.sandbox import Sandbox
+from gradelib.sandbox import RunResult, Sandbox
+from gradelib.takehomes import kitfault
 
 
 class BaseGrading:
@@ -59,6 +60,14 @@ class BaseGrading:
         points, maximum = self.rubric.score(line_id, outcome, tier)
         return LineResult(line_id, outcome, message, dict(evidence), points, maximum, tier)
 
+    def _kit_fault(self, line_id: str, runs: Iterable[RunResult | None]) -> LineResult | None:
+        """An `error` line when one of these runs failed because of the grading machine (kitfault.py), else None."""
+        found = kitfault.first(runs, self.environment)
+        if found is None:
+            return None
+        why, run = found
+        return self._line(line_id, "error", why, {"kit_fault": why, "run": run.evidence()})
+
     def prefetch_tasks(self) -> Sequence[Callable[[], object]]:
         """Sandbox runs that can go side by side before the lines read them (none by default)."""
         return ()
@@ -91,7 +100,8 @@ class BaseGrading:
 
     def environment_section(self) -> dict[str, Any]:
         """What the submission declared, what was installed, what was refused (and flagged)."""
-        return self.environment.evidence(flag_runtime=self.FLAG_RUNTIME_DEPENDENCIES)
+        used = wrappers.used(self.box.kit_log)
+        return self.environment.evidence(flag_runtime=self.FLAG_RUNTIME_DEPENDENCIES, wrappers_used=used)
 
     def report(self) -> Report:
         """Every line, in rubric order, with the facts and the environment."""

@@ -1,4 +1,4 @@
-"""Lines are `error` when a submission's valid declared dependencies could not be installed."""
+"""Lines are `error` when a submission's environment (its declared packages, its project) could not be set up."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, Protocol, TypeVar
 from gradelib.environment import Environment
 from gradelib.result import LineResult
 
-INSTALL_FAILED = "the declared dependencies could not be installed: {error}"
+INSTALL_FAILED = "the submission's environment could not be set up: {error}"
 
 
 class _Grading(Protocol):

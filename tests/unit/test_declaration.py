@@ -162,12 +162,28 @@ def test_lockfile_without_resolved_urls_is_used(tmp_path: Path) -> None:
     assert declaration.refused == ()
 
 
-@pytest.mark.parametrize("name", ["yarn.lock", "pnpm-lock.yaml", "poetry.lock", "Pipfile", "setup.py"])
+@pytest.mark.parametrize("name", ["bun.lockb", "environment.yml"])
 def test_unsupported_files_get_a_note_not_a_crash(tmp_path: Path, name: str) -> None:
     write_tree(tmp_path, {name: "whatever\n"})
     declaration = read_declaration(tmp_path)
     assert declaration.empty
-    assert any(note.startswith(f"{name}:") and "declare" in note for note in declaration.notes)
+    assert any(note.startswith(f"{name}:") for note in declaration.notes)
+
+
+@pytest.mark.parametrize(
+    ("files", "file"),
+    [
+        ({"package.json": '{"dependencies": {"a": "1"}}', "pnpm-lock.yaml": "{{ not: [yaml"}, "pnpm-lock.yaml"),
+        ({"pyproject.toml": "[tool.poetry.dependencies]\nx = '^2'\n", "poetry.lock": "[[package]\n"}, "poetry.lock"),
+        ({"Pipfile": "[packages\n"}, "Pipfile"),
+        ({"Pipfile": "[packages]\nrequests='*'\n", "Pipfile.lock": "{broken"}, "Pipfile.lock"),
+    ],
+    ids=["pnpm-lock", "poetry-lock", "pipfile", "pipfile-lock"],
+)
+def test_broken_lockfiles_and_pipfiles_are_refused(tmp_path: Path, files: dict[str, str], file: str) -> None:
+    write_tree(tmp_path, files)
+    declaration = read_declaration(tmp_path)
+    assert [r.file for r in declaration.refused] == [file]
 
 
 @pytest.mark.parametrize(

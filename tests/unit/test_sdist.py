@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gradelib.environment import sdist, sourcebuild
+from gradelib.environment import buildsystem, sdist, sourcebuild
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 
@@ -187,7 +187,7 @@ def test_a_plain_built_wheel_is_accepted() -> None:
 
 
 def test_build_system_defaults_and_refusals(tmp_path: Path) -> None:
-    assert sourcebuild.build_system(tmp_path, "p").requires == sourcebuild.DEFAULT_REQUIRES
+    assert sourcebuild.build_system(tmp_path, "p").requires == buildsystem.DEFAULT_REQUIRES
     (tmp_path / "pyproject.toml").write_text('[build-system]\nrequires = ["flit_core>=3.2"]\n'
                                              'build-backend = "flit_core.buildapi"\n')  # fmt: skip
     system = sourcebuild.build_system(tmp_path, "p")

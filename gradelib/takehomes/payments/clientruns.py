@@ -35,12 +35,6 @@ GATEWAY_ENV = {"GATEWAY_URL": "http://{host}:{port}"}
 SCENARIO_LIMITS = Limits(wall_seconds=30, cpu_seconds=30)
 SLOW_LIMITS = Limits(wall_seconds=40, cpu_seconds=40)
 TEST_LIMITS = Limits(wall_seconds=120, cpu_seconds=120)
-NPM_ENV = {
-    "npm_config_update_notifier": "false",
-    "npm_config_fund": "false",
-    "npm_config_audit": "false",
-    "npm_config_offline": "true",
-}
 MAX_REQUESTS = 50  # per run: more than this is a flood, and the kit stops the client
 # Load on the grading machine only ever lengthens a gap, so the outage run is repeated (fresh copy,
 # fresh gateway) and each gap taken as the least seen; not for runs that already took long.
@@ -256,8 +250,12 @@ class ClientRunner:
         at_first_request: bool = False,
         amounts: Sequence[int] = (AMOUNT,),
         seed: int = 0,
+        machine: Path | None = None,
     ) -> ClientRun:
-        """One driver run of the copy's checkout.mjs against the gateway: one order per amount."""
+        """One driver run of the copy's checkout.mjs against the gateway: one order per amount.
+
+        `machine` (the sandbox's `machine()`) keeps HOME, TMPDIR and /tmp from an earlier run.
+        """
         stopper = _Stopper(gateway, at_first_request=at_first_request)
         service = Service("gateway", GATEWAY_PORT, gateway.serve, GATEWAY_ENV)
         key = secrets.token_hex(16)
@@ -265,7 +263,7 @@ class ClientRunner:
         key_file.write_text(key)
         amounts_arg = ",".join(str(amount) for amount in amounts)
         argv = [self.node or "node", str(self.driver), str(copy / CHECKOUT), amounts_arg, str(key_file), str(seed)]
-        run = self.box.run(argv, copy, limits=limits, services=[service], stop_when=stopper)
+        run = self.box.run(argv, copy, limits=limits, services=[service], stop_when=stopper, machine=machine)
         key_file.unlink(missing_ok=True)
         result = parse_result(run.stdout, key) or {}
         outcome = result.get("outcome")
@@ -285,19 +283,25 @@ class ClientRunner:
     def scenario(self, name: str, limits: Limits, runs: int = 1, *, skipped: str | None = None) -> ScenarioRun:
         """The client run `runs` times in one fresh copy against one gateway following the scenario.
 
-        With more than one run, the first is killed at its first request (a restart). With
-        `skipped`, nothing runs and the scenario records why.
+        With more than one run, the first is killed at its first request (a restart) and the next
+        runs on the same machine: the same folder, HOME, TMPDIR and temp files, a new process.
+        With `skipped`, nothing runs and the scenario records why.
         """
         gateway = Gateway(name)
         if skipped is not None:
             return ScenarioRun(name, (), (), gateway.counts(), skipped=skipped)
         copy = self.box.copy(name)
+        machine = self.box.machine() if runs > 1 else None
         amounts = ORDERS_AMOUNTS if name == "orders" else (AMOUNT,)
         done = []
         for number in range(runs):
             restart = runs > 1 and number == 0
             seed = seed_for(name, number)
-            done.append(self.client(copy, gateway, limits, at_first_request=restart, amounts=amounts, seed=seed))
+            done.append(
+                self.client(
+                    copy, gateway, limits, at_first_request=restart, amounts=amounts, seed=seed, machine=machine
+                )
+            )
         return ScenarioRun(name, tuple(done), gateway.requests, gateway.counts())
 
     def outage_repeats(self, first: ScenarioRun) -> tuple[ScenarioRun, ...]:
@@ -326,7 +330,7 @@ class ClientRunner:
 
     def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
         service = Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)
-        return self.box.run(argv, copy, env={**NPM_ENV, **env}, limits=TEST_LIMITS, services=[service])
+        return self.box.run(argv, copy, env=env, limits=TEST_LIMITS, services=[service])
 
 
 def shrinking_waits(runs: Sequence[ScenarioRun]) -> bool:

@@ -131,6 +131,10 @@ class RecordRuns:
     failing: ModelStub
     failing_run: RunResult
 
+    def runs(self) -> tuple[RunResult, ...]:
+        """Every run of the record line, in the order they ran."""
+        return (self.first, self.second, self.after.run, self.failing_run)
+
     def wrong_labels(self) -> dict[str, dict[str, str | None]]:
         """Tickets the replay after record labelled differently from the healthy stub."""
         expected = self.healthy.expected_labels()
@@ -440,6 +444,13 @@ class ReplayGrading(BaseGrading):
         failing_run = self._record(failing_copy, failing)
         return RecordRuns(stubs[0], stubs[1], runs[0], runs[1], Replay(after, answers, problem), failing, failing_run)
 
+    def _replay_runs(self, *, missing: bool = False) -> list[RunResult | None]:
+        """The replay-mode runs a line reads: the two replays, and the missing-fixture one."""
+        runs: list[RunResult | None] = [replay.run for replay in self.replays]
+        if missing:
+            runs.append(self.missing_replay.run if self.missing_replay is not None else None)
+        return runs
+
     def _unrunnable(self, line_id: str) -> LineResult | None:
         if self.missing_run_sh:
             return self._line(line_id, "error", f"cannot run the submission: {self.missing_run_sh}", {})
@@ -449,7 +460,7 @@ class ReplayGrading(BaseGrading):
     @needs_install
     def identical(self) -> LineResult:
         """Two replays in fresh copies, environment varied: byte-identical answers?"""
-        if early := self._unrunnable("identical"):
+        if early := self._unrunnable("identical") or self._kit_fault("identical", self._replay_runs()):
             return early
         a, b = self.replays
         evidence: dict[str, Any] = {
@@ -480,7 +491,7 @@ class ReplayGrading(BaseGrading):
     @needs_install
     def offline(self) -> LineResult:
         """Every replay-mode run was offline: any attempted connection fails the line."""
-        if early := self._unrunnable("offline"):
+        if early := self._unrunnable("offline") or self._kit_fault("offline", self._replay_runs(missing=True)):
             return early
         runs = [("run A", self.replays[0].run), ("run B", self.replays[1].run)]
         if self.missing_replay is not None:
@@ -539,7 +550,9 @@ class ReplayGrading(BaseGrading):
         completes, and the message the program ends with (a crash's own error line, not the
         frames and handled errors of its traceback) names the fixture, a cassette or record.
         """
-        if early := self._unrunnable("missing_fixture"):
+        if early := self._unrunnable("missing_fixture") or self._kit_fault(
+            "missing_fixture", self._replay_runs(missing=True)
+        ):
             return early
         control = self.replays
         evidence: dict[str, Any] = {"with_every_fixture": [r.run.status() for r in control]}
@@ -589,7 +602,7 @@ class ReplayGrading(BaseGrading):
     @needs_install
     def record(self) -> LineResult:
         """Record against the kit's stub: capped, re-runnable, feeds replay; fixtures honest."""
-        if early := self._unrunnable("record"):
+        if early := self._unrunnable("record") or self._kit_fault("record", self.record_runs.runs()):
             return early
         runs = self.record_runs
         wrong = runs.wrong_labels()
@@ -692,7 +705,7 @@ class ReplayGrading(BaseGrading):
     @needs_install
     def volatile(self) -> LineResult:
         """Timestamps, random ids, durations, token counts, model ids in the graded file."""
-        if early := self._unrunnable("volatile"):
+        if early := self._unrunnable("volatile") or self._kit_fault("volatile", self._replay_runs()):
             return early
         a, b = self.replays
         source, data = "run A's output", a.answers

@@ -1,0 +1,222 @@
+"""Poetry's declarations, read as data: `[tool.poetry]` dependencies and groups, its sources, `poetry.lock` pins.
+
+Poetry's own constraint language becomes PEP 440 (`^1.2.3` is `>=1.2.3,<2.0.0`, `~1.2` is
+`>=1.2,<1.3`, a bare `1.2.3` is `==1.2.3`); `python` is a constraint on the interpreter, not a
+package. Optional dependencies (extras) and optional groups are not installed, as `poetry
+install` does not install them; git, path and URL dependencies and packages from an index the
+file names are refused like any other declaration.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from gradelib.environment.declared import Declared, LockUse, Reader, line_of, pep508, pin_from_lock
+
+PYPROJECT = "pyproject.toml"
+POETRY_LOCK = "poetry.lock"
+PYPI_HOSTS = frozenset({"pypi.org", "pypi.python.org", "files.pythonhosted.org", "test.pypi.org"})
+PYPI_NAMES = frozenset({"pypi", "pypi-simple"})
+NOT_FROM_INDEX = ("git", "path", "url", "file")
+TOKEN = re.compile(r"(\^|~=|~|===|==|!=|>=|<=|>|<|=)?\s*([0-9*][^\s,]*)")
+MAIN_GROUP = "main"
+LOCK_SOURCE_TYPES = frozenset({"legacy"})  # a package from an index (the others are git, directory, file, url)
+
+
+def is_pypi(url: str) -> bool:
+    """True when a source URL is PyPI's own index (which the configured index stands in for)."""
+    return (urlsplit(url).hostname or "").lower() in PYPI_HOSTS
+
+
+def constraint(text: str) -> str | None:
+    """A Poetry version constraint as a PEP 440 specifier ("" for any version); None when it has no equivalent.
+
+    `^` and `~` follow Poetry's documented rules; an `||` of alternatives has no single PEP 440
+    specifier.
+    """
+    text = text.strip()
+    if text in ("", "*"):
+        return ""
+    if "||" in text or "|" in text:
+        return None
+    parts: list[str] = []
+    for operator, version in TOKEN.findall(text):
+        converted = _one(operator, version)
+        if converted is None:
+            return None
+        parts += [converted] if converted else []
+    return ",".join(parts) if parts or TOKEN.search(text) else None
+
+
+def _one(operator: str, version: str) -> str | None:
+    from packaging.version import InvalidVersion, Version
+
+    if version == "*":
+        return ""
+    if operator in ("", "=", "==") and "*" in version:
+        return f"=={version}"
+    try:
+        release = list(Version(version).release)
+    except InvalidVersion:
+        return None
+    if operator == "^":
+        first = next((i for i, part in enumerate(release) if part != 0), len(release) - 1)
+        return f">={version},<{_bump(release, first)}"
+    if operator == "~":
+        return f">={version},<{_bump(release, 0 if len(release) == 1 else 1)}"
+    if operator in ("", "="):
+        return f"=={version}"
+    return f"{operator}{version}"
+
+
+def _bump(release: list[int], index: int) -> str:
+    """`[1, 2, 3]` bumped at 0 is `2.0.0`: the exclusive upper bound of a caret or tilde range."""
+    bumped = [*release[:index], release[index] + 1]
+    return ".".join(str(part) for part in bumped + [0] * (len(release) - len(bumped)))
+
+
+def python_marker(text: str) -> str | None:
+    """A dependency's `python = "^3.8"` restriction as a PEP 508 marker; None when it cannot be one."""
+    specifier = constraint(text)
+    if specifier is None:
+        return None
+    clauses = []
+    for part in filter(None, specifier.split(",")):
+        operator = re.match(r"[<>=!~]+", part)
+        if operator is None:
+            return None
+        clauses.append(f'python_full_version {operator.group()} "{part[operator.end() :]}"')
+    return " and ".join(clauses)
+
+
+def dependencies(reader: Reader, doc: Mapping[str, Any], data: bytes, *, has_project: bool) -> list[Declared]:
+    """Every package `poetry install` would install: main dependencies and non-optional groups."""
+    poetry = doc.get("tool", {}).get("poetry") if isinstance(doc.get("tool"), dict) else None
+    if not isinstance(poetry, dict):
+        return []
+    allowed = _index_names(reader, poetry, data)
+    found: list[Declared] = []
+    for group, table in _groups(reader, poetry, has_project=has_project):
+        before = len(found)
+        for name, value in table.items():
+            if not isinstance(name, str) or name.lower() == "python":
+                continue
+            for spec in value if isinstance(value, list) else [value]:
+                declared = _dependency(reader, data, name, spec, allowed)
+                if declared is not None:
+                    found.append(declared)
+        if group != MAIN_GROUP and len(found) > before:
+            count = len(found) - before
+            reader.notes.append(f"{PYPROJECT}: Poetry group {group!r} installed ({count} packages), as poetry does")
+    return found
+
+
+def _groups(reader: Reader, poetry: Mapping[str, Any], *, has_project: bool) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(group, dependency table) for the main dependencies (unless `[project]` has them) and each group."""
+    main = poetry.get("dependencies")
+    if isinstance(main, dict) and not has_project:
+        yield MAIN_GROUP, main
+    legacy = poetry.get("dev-dependencies")
+    if isinstance(legacy, dict):
+        yield "dev", legacy
+    groups = poetry.get("group")
+    for group, table in groups.items() if isinstance(groups, dict) else ():
+        if not isinstance(table, dict) or not isinstance(table.get("dependencies"), dict):
+            continue
+        if table.get("optional") is True:
+            reader.notes.append(f"{PYPROJECT}: Poetry group {group!r} is optional: not installed (as poetry install)")
+            continue
+        yield str(group), table["dependencies"]
+
+
+def _index_names(reader: Reader, poetry: Mapping[str, Any], data: bytes) -> set[str]:
+    """The source names that stand for PyPI; every `[[tool.poetry.source]]` elsewhere is refused by name."""
+    allowed = set(PYPI_NAMES)
+    sources = poetry.get("source")
+    for source in sources if isinstance(sources, list) else []:
+        if not isinstance(source, dict):
+            continue
+        name, url = str(source.get("name", "?")), str(source.get("url", ""))
+        if (url and is_pypi(url)) or (not url and name.lower() in PYPI_NAMES):
+            allowed.add(name.lower())
+            continue
+        reader.refuse(
+            PYPROJECT, line_of(data, url or name), f"[[tool.poetry.source]] {name} {url}".strip(),
+            "a package index named by the submission: the kit installs from the configured index only",
+        )  # fmt: skip
+    return allowed
+
+
+def _dependency(reader: Reader, data: bytes, name: str, value: object, allowed: set[str]) -> Declared | None:
+    """One `name = value` of a Poetry dependency table as a requirement, or a refusal or note."""
+    line = line_of(data, f"{name} =") or line_of(data, f'"{name}"') or line_of(data, name)
+    text = f"{name} = {value!r}"[:200]
+    table = value if isinstance(value, dict) else {"version": value}
+    if not isinstance(value, dict | str):
+        reader.refuse(PYPROJECT, line, text, "not a Poetry version constraint or table")
+        return None
+    kinds = [kind for kind in NOT_FROM_INDEX if kind in table]
+    if kinds:
+        reader.refuse(PYPROJECT, line, text, f"a {kinds[0]} dependency: only packages from the package index")
+        return None
+    source = str(table.get("source", "")).lower()
+    where = f"{PYPROJECT}:{line or '?'}"
+    if source and source not in allowed:
+        reader.refuse(PYPROJECT, line, text, f"from the index {source!r} the file names, not the configured one")
+        return None
+    if table.get("optional") is True:
+        reader.notes.append(f"{where}: {name} is optional (an extra): not installed, as poetry install does")
+        return None
+    specifier = constraint(str(table.get("version", "*")))
+    if specifier is None:
+        reader.notes.append(f"{where}: {name} {table.get('version')!r} has no PEP 440 form: any version")
+        specifier = ""
+    extras = table.get("extras")
+    extra = f"[{','.join(str(e) for e in extras)}]" if isinstance(extras, list) and extras else ""
+    markers = [str(table["markers"])] if isinstance(table.get("markers"), str) else []
+    python = table.get("python")
+    if isinstance(python, str) and (marker := python_marker(python)):
+        markers.append(marker)
+    if isinstance(table.get("platform"), str):
+        markers.append(f'sys_platform == "{table["platform"]}"')
+    requirement = f"{name}{extra}{specifier}" + (f"; {' and '.join(f'({m})' for m in markers)}" if markers else "")
+    return pep508(reader, PYPROJECT, line, requirement)
+
+
+def lock_pins(reader: Reader) -> tuple[str, ...]:
+    """`name==version` for every registry package in poetry.lock (installed as constraints)."""
+    text = reader.text(POETRY_LOCK, max_bytes=16 * 1024 * 1024)
+    if text is None:
+        return ()
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        reader.refuse(POETRY_LOCK, None, POETRY_LOCK, f"not valid TOML: {exc}")
+        reader.locks.append(LockUse(POETRY_LOCK, False, "not valid TOML: resolved from pyproject.toml"))
+        return ()
+    pins = []
+    packages = doc.get("package")
+    for package in packages if isinstance(packages, list) else []:
+        if not isinstance(package, dict):
+            continue
+        source = package.get("source")
+        if isinstance(source, dict) and not _index_source(source):
+            where = line_of(text, f'name = "{package.get("name")}"')
+            kind = str(source.get("type", "unknown"))
+            reader.refuse(POETRY_LOCK, where, f"{package.get('name')} ({kind} {source.get('url', '')})".strip(),
+                          "not from the configured package index")  # fmt: skip
+            continue
+        pin = pin_from_lock(reader, POETRY_LOCK, text, package.get("name"), package.get("version"))
+        if pin is not None:
+            pins.append(pin)
+    reader.locks.append(LockUse(POETRY_LOCK, True, f"{len(set(pins))} locked versions installed"))
+    return tuple(sorted(set(pins)))
+
+
+def _index_source(source: Mapping[str, Any]) -> bool:
+    """A poetry.lock `[package.source]` that is PyPI itself (anything else is a git, path or foreign source)."""
+    return str(source.get("type")) in LOCK_SOURCE_TYPES and is_pypi(str(source.get("url", "")))
