@@ -249,6 +249,16 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
             f"{len(packages)} packages, {html_visible(how)})"
             f"</div>{table_html(rows)}"
         )
+    parts += _project_html(environment.get("project"))
+    lockfiles = environment.get("lockfiles") or []
+    if lockfiles:
+        rows = [{"file": lock.get("file"), "honoured": "yes" if lock.get("honoured") else "no",
+                 "detail": lock.get("detail")} for lock in lockfiles]  # fmt: skip
+        parts.append('<div class="gl-key">lockfiles</div>' + table_html(rows))
+    wrappers = environment.get("wrappers") or []
+    if wrappers:
+        rows = [{"wrapper": use.get("wrapper"), "command": " ".join(use.get("argv") or [])} for use in wrappers]
+        parts.append('<div class="gl-key">run wrappers the runs used (the kit\'s, offline)</div>' + table_html(rows))
     refused = environment.get("refused") or []
     if refused:
         parts.append('<div class="gl-key">refused</div>' + table_html(refused))
@@ -264,16 +274,45 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
     return Html(f'{STYLE}<div class="gl-card"><b>Environment</b>{"".join(parts)}</div>', text)
 
 
+def _project_html(project: Mapping[str, Any] | None) -> list[str]:
+    """The submission's own project: why it was installed, how it was built, what it installed."""
+    if not project:
+        return []
+    why = "; ".join(str(reason) for reason in project.get("why") or [])
+    if project.get("build_error"):
+        return [f'<div class="gl-key">project (not built)</div><p>{html_visible(project["build_error"])}</p>'
+                f"<p>Why it was to be installed: {html_visible(why)}</p>"]  # fmt: skip
+    row = {
+        "project": f"{project.get('name') or '?'} {project.get('version') or ''}".strip(),
+        "backend": project.get("backend"),
+        "wheel": project.get("wheel"),
+        "built in": f"{project.get('build_seconds')} s",
+        "entry points": ", ".join(project.get("entry_points") or []) or "-",
+        "editable": "yes (the copy's own code runs)" if project.get("editable") else "no",
+    }
+    return [f'<div class="gl-key">project, built in the sandbox because {html_visible(why)}</div>' + table_html([row])]
+
+
 def environment_text(environment: Mapping[str, Any]) -> str:
     """One line about the environment, for terminals."""
     if not environment:
         return "environment: nothing declared"
     bits = []
+    project = environment.get("project")
+    if project and project.get("wheel"):
+        bits.append(f"project {project.get('name') or ''} built with {project.get('backend')}".replace("  ", " "))
+    elif project:
+        bits.append("project not built (it runs from its folder)")
     for installed in environment.get("installed") or []:
         how = "cache hit" if installed.get("cache") == "hit" else f"installed in {installed.get('install_seconds')} s"
         bits.append(f"{installed.get('ecosystem')} {len(installed.get('packages') or [])} packages ({how})")
     if environment.get("refused"):
         bits.append(f"{len(environment['refused'])} refused: {environment['refused'][0].get('reason')}")
+    locks = [f"{lock.get('file')} {'honoured' if lock.get('honoured') else 'not used'}" for lock in
+             environment.get("lockfiles") or []]  # fmt: skip
+    bits += locks
+    used = sorted({str(use.get("wrapper")) for use in environment.get("wrappers") or []})
+    bits += [f"wrappers: {', '.join(used)}"] if used else []
     bits += list(environment.get("flags") or [])
     if environment.get("error"):
         bits.append(f"install failed: {environment['error']}")
@@ -293,7 +332,8 @@ def report_text(report: Report) -> str:
     warning = isolation_warning(report)
     if warning:
         lines.append(f"  {terminal_text(warning)}")
-    if report.environment.get("declared") or report.environment.get("refused") or report.environment.get("notes"):
+    shown = ("declared", "refused", "notes", "project", "lockfiles", "wrappers")
+    if any(report.environment.get(key) for key in shown):
         lines.append(f"  {terminal_text(environment_text(report.environment))}")
     for line in report.lines:
         lines.append(

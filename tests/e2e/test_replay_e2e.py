@@ -77,7 +77,10 @@ def test_report_json_has_the_stable_shape(cohort: dict[str, Report]) -> None:
     data = json.loads(cohort["amara-okafor"].to_json())
     assert set(data) == {"takehome", "submission", "lines", "facts", "environment", "total", "max_total"}
     environment = data["environment"]
-    assert set(environment) == {"declared", "installed", "refused", "notes", "flags", "error", "python", "node"}
+    assert set(environment) == {
+        "declared", "installed", "project", "lockfiles", "wrappers", "refused", "notes", "flags", "error", "python",
+        "node",
+    }  # fmt: skip
     assert environment["declared"] == [] and environment["installed"] == [] and environment["error"] is None
     assert data["takehome"] == "replay" and data["submission"] == "amara-okafor"
     for line in data["lines"]:

@@ -1,21 +1,27 @@
-"""Reading a JavaScript test run test by test (node:test TAP, jest/vitest JSON, human output)."""
+"""Reading a JavaScript test run test by test: JSON reports, TAP, each runner's human output (real captures)."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from gradelib.takehomes.payments import testrunners
 from gradelib.takehomes.payments.testreports import (
     CaseResult,
-    detect_runner,
+    Counts,
     parse_human,
     parse_jest_json,
     parse_tap,
     read_results,
-    reporter_args,
     tap_failure,
 )
+from gradelib.takehomes.payments.testrunners import ReportFormat, Runner
+
+# Real runs of tiny suites (2 passing tests and "fails on purpose"; broken/: a file importing a missing
+# module) by each runner, captured on Node 20.20 without a terminal: data/testrunners/README.md.
+CAPTURES = Path(__file__).parent / "data" / "testrunners"
 
 # Real `node --test` output (Node 20): two files, one with a describe block, one that cannot load.
 TAP = """\
@@ -132,41 +138,145 @@ def test_jest_and_vitest_json_reports() -> None:
 
 
 def test_human_output_as_a_fallback() -> None:
-    output = " ✓ charges once (3 ms)\n ✕ retries with one key (12 ms)\n × vitest style\n ✔ spec style 1.2ms\n"
+    output = " ✓ charges once (3 ms)\n ✕ retries with one key (12 ms)\n × vitest style 8ms\n ✔ spec style (1.2ms)\n"
     assert [(r.name, r.status) for r in parse_human(output)] == [
         ("charges once", "pass"), ("retries with one key", "fail"), ("vitest style", "fail"),
-        ("spec style 1.2ms", "pass"),
+        ("spec style", "pass"),
     ]  # fmt: skip
 
 
-def test_read_results_prefers_the_json_report_then_tap_then_human() -> None:
-    assert read_results(TAP, json.dumps(JEST))[1] == "json"
-    assert read_results(TAP, None)[1] == "tap"
-    assert read_results("✓ ok", "garbage")[1] == "human"
-    assert read_results("sh: 1: jest: not found", None) == ((), "none")
+def test_read_results_prefers_the_report_then_tap_then_human() -> None:
+    assert read_results(TAP, json.dumps(JEST), "jest-json").read_as == "json"
+    assert read_results(TAP, None, "jest-json").read_as == "tap"
+    assert read_results("✓ ok", "garbage", "jest-json").read_as == "human"
+    assert read_results("sh: 1: jest: not found", None).tests == ()
+
+
+def _capture(name: str) -> tuple[str, str | None, str]:
+    """(output, the report file's contents if the capture has one, the suite's folder as the run saw it)."""
+    header, _, body = (CAPTURES / name).read_text(encoding="utf-8").partition("\n")
+    output, _, report = body.partition("--- contents of ")
+    suite = header.split("cd ", 1)[1].split(" ", 1)[0]
+    return output, report.partition("\n")[2] if report else None, f"/tmp/rf/{suite}"
+
+
+PASSED = ["adds two numbers", "greets by name"]
+FAILED = ["fails on purpose"]
 
 
 @pytest.mark.parametrize(
-    ("script", "runner"),
+    ("capture", "form", "runner", "prefix"),
     [
-        ("node --test", "node:test"),
-        ("node --test test/", "node:test"),
-        ("vitest run", "vitest"),
-        ("npx vitest --run", "vitest"),
-        ("NODE_OPTIONS=--experimental-vm-modules jest", "jest"),
-        ("cross-env CI=1 jest --coverage", "jest"),
-        ("node test.mjs", None),
-        ("eslint . && jest", None),  # a compound script: nothing is appended
-        ("mocha", None),
-        ("'unbalanced", None),
+        ("mocha10-fail-json-outputfile.txt", "mocha-json", "mocha", "test/math.test.mjs > math "),
+        ("mocha11-fail-json-outputfile.txt", "mocha-json", "mocha", "test/math.test.mjs > math "),
+        ("mocha11-fail-json.txt", "mocha-json", "mocha", "test/math.test.mjs > math "),  # JSON on stdout
+        ("mocha11-fail-default.txt", "human", "mocha", ""),
+        ("ava6-fail-tap.txt", "tap", "ava", ""),
+        ("ava6-fail-default.txt", "human", "ava", ""),
+        ("tap18-fail-R-tap.txt", "node-tap", "tap", "test/math.test.mjs > "),
+        ("tap21-fail-R-tap.txt", "node-tap", "tap", "test/math.test.mjs > "),
+        ("tap21-fail-default-notty.txt", "node-tap", "tap", "test/math.test.mjs > "),
+        ("nodetest-fail-tap.txt", "tap", "node:test", ""),
+        ("nodetest-fail-spec.txt", "tap", "node:test", ""),  # no report file: the spec output is read
+        ("nodetest-nodeoptions-tap-destfile-stdout-cli-spec.txt", "tap", "node:test", ""),
+        ("vitest4-fail-json-outputfile.txt", "jest-json", "vitest", "test/math.test.mjs > math > "),
+        ("vitest4-fail-default.txt", "human", "vitest", ""),
+        ("jest30-fail-json-outputfile.txt", "jest-json", "jest", "test/math.test.mjs > math > "),
     ],
 )
-def test_detect_runner(script: str, runner: str | None) -> None:
-    assert detect_runner(script) == runner
+def test_each_runner_is_read_test_by_test(capture: str, form: ReportFormat, runner: Runner, prefix: str) -> None:
+    output, report, root = _capture(capture)
+    reading = read_results(output, report, form, runner, root)
+    got = {(test.name.removeprefix(prefix), test.status) for test in reading.tests if not test.file_level}
+    assert got == {*((name, "pass") for name in PASSED), *((name, "fail") for name in FAILED)}, reading
 
 
-def test_reporter_args_only_for_a_runner_with_a_json_reporter() -> None:
-    assert reporter_args("vitest", "/r.json") == ("--reporter=json", "--outputFile=/r.json")
-    assert reporter_args("jest", "/r.json") == ("--json", "--outputFile=/r.json")
-    assert reporter_args("node:test", "/r.json") == ()
-    assert reporter_args(None, "/r.json") == ()
+def test_uvu_names_only_its_failures_and_gives_totals() -> None:
+    output, _, root = _capture("uvu-fail-default.txt")
+    reading = read_results(output, None, "human", "uvu", root)
+    assert reading.tests == (CaseResult("fails on purpose", "fail"),)
+    assert reading.counts == Counts(total=3, passed=2, skipped=0)
+
+
+@pytest.mark.parametrize(
+    ("capture", "form", "runner", "loaded"),
+    [
+        ("ava6-importerror-tap.txt", "tap", "ava", ["ok › adds two numbers", "ok › greets by name"]),
+        ("tap21-importerror-R-tap.txt", "node-tap", "tap", ["broken/ok.test.mjs > adds two numbers",
+                                                             "broken/ok.test.mjs > greets by name"]),
+        ("nodetest-importerror-tap.txt", "tap", "node:test", PASSED),
+        ("jest30-importerror-json-outputfile.txt", "jest-json", "jest", ["broken/ok.test.mjs > adds two numbers",
+                                                                         "broken/ok.test.mjs > greets by name"]),
+        ("mocha11-importerror-default.txt", "human", "mocha", []),  # mocha runs nothing at all
+    ],
+)  # fmt: skip
+def test_a_test_file_that_cannot_load_is_a_file_level_failure(
+    capture: str, form: ReportFormat, runner: Runner, loaded: list[str]
+) -> None:
+    output, report, root = _capture(capture)
+    reading = read_results(output, report, form, runner, root)
+    assert [t.name for t in reading.tests if not t.file_level and t.status == "pass"] == loaded
+    assert not [t for t in reading.tests if not t.file_level and t.status == "fail"]
+    assert bool([t for t in reading.tests if t.file_level]) == bool(loaded)
+
+
+@pytest.mark.parametrize(
+    ("script", "runner", "last"),
+    [
+        ("node --test", "node:test", True),
+        ("node --test --test-reporter=spec test/", "node:test", True),
+        ("vitest run", "vitest", True),
+        ("npx vitest --run", "vitest", True),
+        ("pnpm vitest run", "vitest", True),
+        ("pnpm exec vitest run", "vitest", True),
+        ("NODE_OPTIONS=--experimental-vm-modules jest", "jest", True),
+        ("node --experimental-vm-modules node_modules/jest/bin/jest.js", "jest", True),
+        ("cross-env CI=1 jest --coverage", "jest", True),
+        ("mocha", "mocha", True),
+        ("npx --no-install mocha --reporter dot", "mocha", True),
+        ("yarn mocha --reporter spec", "mocha", True),
+        ("c8 --reporter=text mocha 'test/**/*.mjs'", "mocha", True),
+        ("ava", "ava", True),
+        ("tap", "tap", True),
+        ("uvu test", "uvu", True),
+        ("eslint . && jest", "jest", True),
+        ("jest && echo done", "jest", False),  # arguments after `npm test --` would reach echo
+        ("node test.mjs", None, False),
+        ("'unbalanced", None, False),
+    ],
+)
+def test_the_runner_a_test_script_calls(script: str, runner: str | None, last: bool) -> None:
+    call = testrunners.detect(script)
+    assert (call.runner, call.last) == (runner, last)
+
+
+def test_machine_reports_per_runner() -> None:
+    def report(script: str, version: str | None = None) -> testrunners.MachineReport:
+        return testrunners.machine_report(testrunners.detect(script), "/r", version)
+
+    assert report("vitest run").args == ("--reporter=json", "--outputFile=/r")
+    assert report("jest").args == ("--json", "--outputFile=/r")
+    assert report("mocha").args == ("--reporter", "json", "--reporter-option", "output=/r")
+    assert report("ava").args == ("--tap",)
+    assert report("tap", "21.8.0").args == ("-R", "tap", "--allow-incomplete-coverage")
+    assert report("tap", "16.3.0").args == ("-R", "tap", "--no-check-coverage")
+    assert report("uvu test").args == ()
+    assert report("jest && echo done").args == ()
+
+
+@pytest.mark.parametrize(
+    ("script", "node_options"),
+    [
+        # no reporter of its own: TAP to the file, and TAP on stdout as node --test prints it without a terminal
+        ("node --test", "--test-reporter=tap --test-reporter-destination=/r"
+                        " --test-reporter=tap --test-reporter-destination=stdout"),
+        # its spec reporter pairs with a destination of stdout (Node refuses unequal counts)
+        ("node --test --test-reporter=spec test/", "--test-reporter=tap --test-reporter-destination=/r"
+                                                   " --test-reporter-destination=stdout"),
+        ("node --test --test-reporter=spec --test-reporter-destination=stdout",
+         "--test-reporter=tap --test-reporter-destination=/r"),
+    ],
+)  # fmt: skip
+def test_node_test_reports_tap_to_a_file_beside_its_own_reporters(script: str, node_options: str) -> None:
+    report = testrunners.machine_report(testrunners.detect(script), "/r")
+    assert report.args == () and report.env == {"NODE_OPTIONS": node_options} and report.file

@@ -326,7 +326,9 @@ class ClientRunner:
         binary = tool(command[0])
         if binary is None:
             return SuiteRuns(kind, command, problem=NPM_MISSING)
-        return run_suites(submission, binary, self.box.copy, self._test_run)
+        node = self.box.environment.node
+        versions = {name: version for name, version, _dev in node.packages} if node else {}
+        return run_suites(submission, binary, self.box.copy, self._test_run, versions)
 
     def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
         service = Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)

@@ -17,6 +17,7 @@ from gradelib.result import LineResult, Outcome, Report, Tier
 from gradelib.review.rubric import Rubric, takehome_data
 from gradelib.sandbox import Limits, safefs, tool
 from gradelib.sandbox.masking import mask_data
+from gradelib.takehomes import kitfault
 from gradelib.takehomes.base import BaseGrading
 from gradelib.takehomes.installguard import install_failed, needs_install
 from gradelib.takehomes.payments.clientruns import (
@@ -371,11 +372,20 @@ class PaymentsGrading(BaseGrading):
         own = tests.own
         if own is None:  # tests found but no run on their code: said by never_ran below
             return self._line("found_defect", "needs_review", "the tests were found but not run", evidence)
-        if why := tests.never_ran:
+        runs = [run.run for run in (own, tests.draft) if run is not None]
+        if found := kitfault.first(runs, self.environment):
+            return self._line("found_defect", "error", f"the tests could not run: {found[0]}", evidence)
+        if why := own.never_ran:
             message = f"the tests never ran on the candidate's code ({why}): neither green nor red"
+            return self._line("found_defect", "needs_review", message + extra, evidence)
+        if why := own.unread:
+            message = f"the tests say nothing on the candidate's code ({why}): neither green nor red"
             return self._line("found_defect", "needs_review", message + extra, evidence)
         catching = tests.catching()
         red = tests.red_on_draft_tests()
+        if tests.draft is not None and (why := tests.draft.unread) and own.green:
+            message = f"tests green on the candidate's code; on the draft {why}: neither red nor green"
+            return self._line("found_defect", "needs_review", message + extra, evidence)
         if not own.green:
             message = f"the tests are red on the candidate's own code ({own.summary()})"
             if catching:
@@ -423,6 +433,8 @@ class PaymentsGrading(BaseGrading):
         evidence = {"transient": transient.evidence(), "restart": restart.evidence(), "orders": orders.evidence()}
         if self.node is None:
             return self._line("key_scope", "unverified", NODE_MISSING, evidence)
+        if found := kitfault.first([run.run for run in transient.runs], self.environment):
+            return self._line("key_scope", "error", f"the client could not run: {found[0]}", evidence)
         if problem := self.unrunnable or transient.problem:
             return self._line("key_scope", "fail", f"the client does not work: {problem}", evidence)
         scope = self.key_scope_fact

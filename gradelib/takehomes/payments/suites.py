@@ -13,18 +13,17 @@ from gradelib.display.errorline import first_error_line
 from gradelib.errors import UnsafeFile
 from gradelib.review.rubric import takehome_data
 from gradelib.sandbox import RunResult, safefs
+from gradelib.takehomes.payments import testrunners
 from gradelib.takehomes.payments.testreports import (
-    JSON_REPORT,
-    NODE_TEST_ENV,
+    REPORT,
     CaseResult,
     CaseStatus,
-    Runner,
-    detect_runner,
+    Counts,
     names,
     read_results,
-    reporter_args,
     tap_failure,
 )
+from gradelib.takehomes.payments.testrunners import Runner, RunnerCall
 
 CHECKOUT = "checkout.mjs"
 PACKAGE_JSON = "package.json"
@@ -84,11 +83,21 @@ class VariantRun:
     run: RunResult
     tests: tuple[CaseResult, ...]
     read_as: str  # json / tap / human / none
+    runner: Runner | None = None
+    counts: Counts | None = None  # a runner that names only its failures (uvu): its totals
 
     @property
     def ran(self) -> bool:
         """True when the runner ran at least one test (not only files that failed to load)."""
-        return any(not test.file_level for test in self.tests)
+        return any(not test.file_level for test in self.tests) or bool(self.counts and self.counts.total)
+
+    @property
+    def unread(self) -> str | None:
+        """Why a run that ran tests and exited non-zero says nothing: no failed test could be read, or None."""
+        killed = self.run.timed_out or self.run.stopped or self.run.output_limit_hit or self.run.disk_limit_hit
+        if self.run.ok or not self.ran or killed or names(self.tests, "fail") or self.file_failed:
+            return None
+        return f"{self.runner or 'the test script'} {self.run.status()}, but no failed test could be read from it"
 
     @property
     def never_ran(self) -> str | None:
@@ -111,8 +120,13 @@ class VariantRun:
         return self.ran and self.run.ok and not names(self.tests, "fail")
 
     def status(self, name: str) -> CaseStatus | None:
-        """The named test's status in this run, or None when it is not there."""
-        return next((test.status for test in self.tests if test.name == name), None)
+        """The named test's status in this run, or None when it is not there (or the run cannot say)."""
+        if self.unread:
+            return None
+        found = next((test.status for test in self.tests if test.name == name), None)
+        if found is None and self.counts is not None and self.ran and not self.file_failed:
+            return "pass"  # a runner that names only its failures ran this test and did not fail it
+        return found
 
     @property
     def file_failed(self) -> bool:
@@ -121,10 +135,11 @@ class VariantRun:
 
     def summary(self) -> str:
         """`3 of 5 failed` or why no test ran."""
-        if why := self.never_ran:
+        if why := self.never_ran or self.unread:
             return why
         failed = len(names(self.tests, "fail"))
-        return f"{self.run.status()}, {failed} of {len(self.tests)} failed"
+        total = self.counts.total if self.counts else len(self.tests)
+        return f"{self.run.status()}, {failed} of {total} failed"
 
     def evidence(self) -> dict[str, Any]:
         """A JSON-ready summary: the run, how the results were read, the tests by status."""
@@ -137,6 +152,7 @@ class VariantRun:
             "read_as": self.read_as,
             "summary": self.summary(),
             "never_ran": self.never_ran,
+            "unread": self.unread,
             "failed": names(self.tests, "fail")[:MAX_LISTED],
             "passed": names(self.tests, "pass")[:MAX_LISTED],
             "skipped": len(names(self.tests, "skip")),
@@ -165,12 +181,12 @@ class SuiteRuns:
 
     @property
     def never_ran(self) -> str | None:
-        """Why the suite says nothing at all: no test ran on the candidate's own code."""
-        return self.own.never_ran if self.own is not None else None
+        """Why the suite says nothing at all: no test ran on the candidate's own code, or none could be read."""
+        return (self.own.never_ran or self.own.unread) if self.own is not None else None
 
     @property
     def green_on_own(self) -> bool | None:
-        """Green on the candidate's code; None without tests or when no test ran."""
+        """Green on the candidate's code; None without tests, when no test ran or none could be read."""
         if self.own is None or self.never_ran:
             return None
         return self.own.green
@@ -198,8 +214,8 @@ class SuiteRuns:
 
     @property
     def red_on_draft(self) -> bool | None:
-        """Some test red on the draft and green on a fix; None when no test ran on their code."""
-        if self.own is None or self.never_ran or self.draft is None:
+        """Some test red on the draft and green on a fix; None when no test ran (or could be read) on either."""
+        if self.own is None or self.never_ran or self.draft is None or self.draft.unread:
             return None
         return bool(self.catching())
 
@@ -231,24 +247,28 @@ def run_suites(
     binary: str,
     copy: Callable[[str], Path],
     run_tests: RunTests,
+    versions: Mapping[str, str] | None = None,
 ) -> SuiteRuns:
     """The tests on their code and on the draft; on both fixes too when a test went red on the draft.
 
-    `binary` is the npm or node found for the suite's kind; `copy(label)` makes a fresh copy.
+    `binary` is the npm or node found for the suite's kind; `copy(label)` makes a fresh copy;
+    `versions` are the installed packages' versions (node-tap's options changed with its major).
     """
     found = find_tests(submission)
     if found is None:
         return SuiteRuns(None, ())
     kind, command = found
-    runner = detect_runner(test_script(submission) or "") if kind == "npm" else "node:test"
+    call = testrunners.detect(test_script(submission) or "") if kind == "npm" else testrunners.node_test()
+    runner = call.runner
+    runner_version = (versions or {}).get(runner) if runner else None
     runs: dict[str, VariantRun] = {}
     for variant in VARIANTS:
         if variant in FIXES and not SuiteRuns(kind, command, runner, runs).red_on_draft_tests():
             break
-        if variant == "draft" and runs["own"].never_ran:
-            break  # nothing ran on their code: the other variants cannot say more
+        if variant == "draft" and (runs["own"].never_ran or runs["own"].unread):
+            break  # nothing ran (or could be read) on their code: the other variants cannot say more
         try:
-            runs[variant] = _run_variant(variant, binary, command, runner, copy, run_tests)
+            runs[variant] = _run_variant(variant, binary, command, call, copy, run_tests, runner_version)
         except OSError as exc:
             problem = f"cannot put the {variant} in place of {CHECKOUT}: {exc}"
             return SuiteRuns(kind, command, runner, runs, problem)
@@ -259,9 +279,10 @@ def _run_variant(
     variant: str,
     binary: str,
     command: tuple[str, ...],
-    runner: Runner | None,
+    call: RunnerCall,
     copy: Callable[[str], Path],
     run_tests: RunTests,
+    version: str | None,
 ) -> VariantRun:
     folder = copy(f"tests-{variant.replace('_', '-')}")
     source = variant_source(variant)
@@ -271,16 +292,18 @@ def _run_variant(
             target.unlink()
         target.write_text(source, encoding="utf-8")
         target.chmod(0o644)
-    report_path = folder / JSON_REPORT
-    report_path.unlink(missing_ok=True)  # judge only what this run writes
-    extra = reporter_args(runner, str(report_path))
-    argv = [binary, *command[1:], *(("--", *extra) if extra else ())]
-    env = NODE_TEST_ENV if runner == "node:test" else {}
-    run = run_tests(argv, folder, env)
-    try:
-        raw = safefs.read_file(folder, JSON_REPORT, MAX_REPORT_BYTES)
-    except UnsafeFile:
-        raw = None
-    report = raw.decode("utf-8", errors="replace") if raw is not None else None
-    tests, read_as = read_results(run.stdout + "\n" + run.stderr, report, str(folder))
-    return VariantRun(variant, run, tests, read_as)
+    suffix = ".json" if call.runner in ("jest", "vitest", "mocha") else ".tap"
+    report_name = REPORT + suffix
+    safefs.remove_file(folder, report_name)  # judge only what this run writes
+    report = testrunners.machine_report(call, str(folder / report_name), version)
+    argv = [binary, *command[1:], *(("--", *report.args) if report.args else ())]
+    run = run_tests(argv, folder, report.env)
+    raw = None
+    if report.file:
+        try:
+            raw = safefs.read_file(folder, report_name, MAX_REPORT_BYTES)
+        except UnsafeFile:
+            raw = None
+    text = raw.decode("utf-8", errors="replace") if raw is not None else None
+    reading = read_results(run.stdout + "\n" + run.stderr, text, report.format, call.runner, str(folder))
+    return VariantRun(variant, run, reading.tests, reading.read_as, call.runner, reading.counts)

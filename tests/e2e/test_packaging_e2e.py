@@ -1,0 +1,212 @@
+"""Submissions packaged, run and tested the way candidates do, graded by the real batch, installers and sandbox.
+
+The cohort in `tests/e2e/packaging/` (real lockfiles made by uv, Poetry, pipenv, npm, pnpm and
+yarn; no node_modules or virtualenvs) is graded once for this module; each folder is a correct
+solution or has the facts `expected_packaging.toml` names. The other tests write what goes wrong
+on the grading machine or in a build, and check that it is an `error` with the reason, never a
+`fail`. These tests reach PyPI and the npm registry, as CI does.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import SAMPLES, write_tree
+from sample_cohort import GradedCohort, grade_samples
+
+from gradelib import cli
+from gradelib.review.rubric import default_rubric
+
+pytestmark = pytest.mark.e2e
+
+PACKAGING = Path(__file__).parent / "packaging"
+EXPECTED: dict[str, dict[str, dict[str, Any]]] = tomllib.loads(
+    (Path(__file__).parent / "expected_packaging.toml").read_text()
+)
+FOLDERS = {"replay": ("replay", "replay-node"), "payments": ("payments",)}
+CASES = [(takehome, name) for takehome, names in EXPECTED.items() for name in names]
+AMARA = SAMPLES / "replay" / "amara-okafor"
+RUN_SH = '#!/usr/bin/env bash\nset -euo pipefail\ncd "$(dirname "$0")"\nexec {command} "$1"\n'
+REPLAY_LINES = default_rubric("replay").line_ids
+VARYING = {"duration_s", "install_seconds", "build_seconds", "cache", "time", "gaps_ms", "gaps_ms_per_run"}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> GradedCohort:
+    return grade_samples(PACKAGING, tmp_path_factory.mktemp("packaging") / "reports")
+
+
+def test_every_folder_has_its_expectations() -> None:
+    found = {
+        (takehome, path.name)
+        for takehome, folders in FOLDERS.items()
+        for folder in folders
+        for path in (PACKAGING / folder).iterdir()
+        if path.is_dir()
+    }
+    assert found == set(CASES)
+
+
+def _environment(graded: GradedCohort, takehome: str, name: str) -> dict[str, Any]:
+    environment: dict[str, Any] = graded.result(takehome, name)["environment"]
+    assert environment["error"] is None, environment["error"]
+    return environment
+
+
+def _honoured(environment: dict[str, Any]) -> list[str]:
+    return [lock["file"] for lock in environment["lockfiles"] if lock["honoured"]]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED["replay"]))
+def test_a_correct_replay_packaged_another_way_passes_every_line(graded: GradedCohort, name: str) -> None:
+    expected = EXPECTED["replay"][name]
+    report = graded.report("replay", name)
+    assert {line.id: line.outcome for line in report.lines} == dict.fromkeys(REPLAY_LINES, "pass"), [
+        line.message for line in report.lines
+    ]
+    environment = _environment(graded, "replay", name)
+    project = environment["project"]
+    assert (project or {}).get("name") == expected.get("project")
+    if project:
+        assert project["wheel"] and project["backend"] and project["why"]
+    assert _honoured(environment) == ([expected["lockfile"]] if "lockfile" in expected else [])
+    assert sorted({use["wrapper"] for use in environment["wrappers"]}) == expected["wrappers"]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED["payments"]))
+def test_payments_suites_are_read_with_their_own_runner(graded: GradedCohort, name: str) -> None:
+    expected = dict(EXPECTED["payments"][name])
+    result = graded.result("payments", name)
+    facts = result["facts"]
+    found_defect = next(line for line in result["lines"] if line["id"] == "found_defect")
+    assert found_defect["evidence"]["tests"]["runner"] == expected.pop("runner")
+    if lockfile := expected.pop("lockfile", None):
+        assert _honoured(_environment(graded, "payments", name)) == [lockfile]
+    assert {key: facts[key] for key in expected} == expected, found_defect["message"]
+    assert found_defect["outcome"] == "pass" and found_defect["tier"] == "strong"
+
+
+def test_a_mocha_suite_red_on_the_draft_is_read_as_red(graded: GradedCohort) -> None:
+    tests = graded.result("payments", "priya-raman")["lines"][0]["evidence"]["tests"]
+    assert tests["draft"]["run"]["exit_code"] == 5  # mocha exits with the number of failed tests
+    assert len(tests["draft"]["failed"]) == 5
+    assert tests["draft"]["read_as"] == "json"
+
+
+def test_a_key_kept_in_the_temp_folder_survives_the_restart(graded: GradedCohort) -> None:
+    restart = graded.result("payments", "omar-haddad")["lines"][1]["evidence"]["restart"]
+    assert restart["counts"] == {"requests": 2, "distinct_keys": 1, "charges": 1}
+
+
+def _replay_like(root: Path, files: dict[str, str]) -> Path:
+    """A correct replay solution (a sample's code) packaged or started as `files` say."""
+    shutil.copytree(AMARA, root, symlinks=True)
+    return write_tree(root, files)
+
+
+def _check(takehome: str, path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert cli.main(["check", takehome, str(path), "--json"]) == 0
+    document: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return document
+
+
+def test_a_project_whose_build_fails_is_an_error_naming_its_backend(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pyproject = """
+        [build-system]
+        requires = ["hatchling"]
+        build-backend = "hatchling.build"
+
+        [project]
+        name = "ticket-bot"
+        version = "0.1.0"
+
+        [project.scripts]
+        ticket-bot = "triage:main"
+    """
+    run_sh = RUN_SH.format(command="ticket-bot")
+    document = _check(
+        "replay", _replay_like(tmp_path / "ticket-bot", {"pyproject.toml": pyproject, "run.sh": run_sh}), capsys
+    )
+    assert {line["outcome"] for line in document["lines"]} == {"error"}
+    message = document["lines"][0]["message"]
+    assert "building the project ticket-bot with its build backend hatchling.build failed" in message
+    assert "Unable to determine which files to ship" in message  # the build's own last lines
+
+
+def test_a_command_missing_on_the_grading_machine_is_an_error_not_a_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_sh = RUN_SH.format(command="bun run triage.ts")
+    document = _check("replay", _replay_like(tmp_path / "bun-user", {"run.sh": run_sh}), capsys)
+    assert {line["outcome"] for line in document["lines"]} == {"error"}
+    assert all("`bun` is not on the grading machine" in line["message"] for line in document["lines"])
+
+
+def test_a_declared_package_the_program_cannot_import_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # run.sh names the system interpreter outright: the kit's environment, with `tenacity` in it, is not the one that runs
+    run_sh = RUN_SH.format(command='/usr/bin/python3 -c "import tenacity"')
+    document = _check(
+        "replay", _replay_like(tmp_path / "system-python", {"run.sh": run_sh, "requirements.txt": "tenacity\n"}), capsys
+    )
+    assert {line["outcome"] for line in document["lines"]} == {"error"}
+    assert "the declared package providing `tenacity` cannot be imported" in document["lines"][0]["message"]
+
+
+def test_a_wrapper_asked_to_install_at_run_time_fails_saying_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_sh = RUN_SH.format(command="uv run --with rich python3 -B triage.py")
+    document = _check("replay", _replay_like(tmp_path / "with-rich", {"run.sh": run_sh}), capsys)
+    identical = document["lines"][0]
+    assert identical["outcome"] == "fail"
+    assert "asks to install --with rich at run time" in json.dumps(identical["evidence"])
+    assert "asks to install" in identical["message"]
+    used = document["environment"]["wrappers"]
+    assert [use["argv"][-1] for use in used] == ["record", "replay"]  # sorted, once each
+    assert {use["wrapper"] for use in used} == {"uv run"}
+
+
+def test_a_suite_that_exits_non_zero_with_no_failure_read_is_never_green(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = PACKAGING / "payments" / "elena-vasquez"
+    copy = tmp_path / "exits-7"
+    shutil.copytree(source, copy, symlinks=True)
+    package = json.loads((copy / "package.json").read_text())
+    package["scripts"]["test"] = "npx --no-install mocha --reporter spec; exit 7"  # the runner is not its last command
+    (copy / "package.json").write_text(json.dumps(package, indent=2))
+    document = _check("payments", copy, capsys)
+    assert document["facts"]["tests_green_on_own"] is None and document["facts"]["tests_red_on_draft"] is None
+    found_defect = document["lines"][0]
+    assert found_defect["outcome"] == "needs_review" and found_defect["tier"] is None
+    assert "exit 7, but no failed test could be read" in found_defect["message"]
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items() if k not in VARYING}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    return value
+
+
+def test_a_built_project_graded_from_two_folders_gives_the_same_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    documents = []
+    for parent in ("first", "second/deeper"):
+        copy = tmp_path / parent / "thabo-nkosi"
+        shutil.copytree(PACKAGING / "replay" / "thabo-nkosi", copy, symlinks=True)
+        documents.append(_comparable(_check("replay", copy, capsys)))
+    assert documents[0] == documents[1]
+    assert documents[0]["environment"]["project"]["editable"] is True
+    assert str(tmp_path) not in json.dumps(documents[0])

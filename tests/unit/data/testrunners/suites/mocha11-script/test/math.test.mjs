@@ -1,0 +1,14 @@
+import assert from "node:assert/strict";
+import { add, greet } from "../lib.mjs";
+
+describe("math", () => {
+  it("adds two numbers", () => {
+    assert.equal(add(2, 3), 5);
+  });
+  it("greets by name", () => {
+    assert.equal(greet("ada"), "hello ada");
+  });
+  it("fails on purpose", () => {
+    assert.equal(add(2, 2), 5);
+  });
+});

@@ -1,0 +1,5 @@
+export function classify(n) {
+  if (n > 0) return "positive";
+  if (n < 0) return "negative";
+  return "zero";
+}
