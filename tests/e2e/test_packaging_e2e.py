@@ -152,7 +152,7 @@ def test_a_command_missing_on_the_grading_machine_is_an_error_not_a_fail(
 def test_a_declared_package_the_program_cannot_import_is_an_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # run.sh names the system interpreter outright: the kit's environment, with `tenacity` in it, is not the one that runs
+    # run.sh names the system interpreter outright: the kit's environment (with `tenacity`) is not what runs
     run_sh = RUN_SH.format(command='/usr/bin/python3 -c "import tenacity"')
     document = _check(
         "replay", _replay_like(tmp_path / "system-python", {"run.sh": run_sh, "requirements.txt": "tenacity\n"}), capsys
