@@ -491,10 +491,12 @@ def test_deeply_nested_folders_in_a_copy_are_graded_and_cleaned_up(graded: Grade
 PAYMENTS_EXPECTED: dict[str, tuple[str, str, dict[str, Any]]] = {
     # case: (key_scope outcome, words in its message, contract facts that must hold)
     # Its key is the loot it read: the same text for both orders of the orders run, refused the second time.
+    # The loot (its environment, HOME and TMPDIR) is the same after the restart, which keeps the machine:
+    # the key survives it, as a key derived from the machine would.
     "steals-secrets": (
         "fail",
         "one key for two orders of different amounts",
-        {"key_scope": "per_call", "dropped_payment_on_outage": True, "key_reused_for_other_amount": True},
+        {"key_scope": "persisted", "dropped_payment_on_outage": True, "key_reused_for_other_amount": True},
     ),
     # A client that cannot work fails the lines that need it (0 points); what it never measured is null.
     "kills-parents": ("fail", "crashed: exit 137 without a result", {"key_scope": "unknown", "outage_attempts": None}),
