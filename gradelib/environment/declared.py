@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from gradelib.errors import UnsafeFile
 from gradelib.sandbox import safefs
@@ -18,6 +19,9 @@ MAX_LOCK_BYTES = 16 * 1024 * 1024
 NOT_A_NAME = re.compile(r"^(\.|/|~|file:|[a-z][a-z0-9+.-]*://)", re.I)
 VCS_PREFIX = re.compile(r"^[a-z+]+\+", re.I)
 PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+PYPI_HOSTS = frozenset({"pypi.org", "pypi.python.org", "files.pythonhosted.org", "test.pypi.org"})
+PYPI_NAMES = frozenset({"pypi", "pypi-simple"})
+FOREIGN_INDEX = "a package index named by the submission: the kit installs from the configured index only"
 
 
 @dataclass(frozen=True)
@@ -142,3 +146,26 @@ def pin_from_lock(reader: Reader, file: str, data: bytes | str, name: object, ve
         reader.refuse(file, line_of(data, name), f"{name} {version}", "not a valid version")
         return None
     return f"{canonicalize_name(name)}=={version}"
+
+
+def is_pypi(url: str) -> bool:
+    """True when a source URL is PyPI's own index (which the configured index stands in for)."""
+    return (urlsplit(url).hostname or "").lower() in PYPI_HOSTS
+
+
+def index_names(reader: Reader, sources: object, file: str, data: bytes | str, label: str) -> set[str]:
+    """The names of a file's package sources that stand for PyPI; every other index is refused by name.
+
+    `sources` is a list of `{name, url}` tables (`[[tool.poetry.source]]`, a Pipfile's `[[source]]`);
+    a source without a URL counts as PyPI only under PyPI's own name.
+    """
+    allowed = set(PYPI_NAMES)
+    for source in sources if isinstance(sources, list) else []:
+        if not isinstance(source, dict):
+            continue
+        name, url = str(source.get("name", "?")), str(source.get("url", ""))
+        if (url and is_pypi(url)) or (not url and name.lower() in PYPI_NAMES):
+            allowed.add(name.lower())
+            continue
+        reader.refuse(file, line_of(data, url or name), f"{label} {name} {url}".strip(), FOREIGN_INDEX)
+    return allowed

@@ -12,8 +12,16 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from gradelib.environment.declared import MAX_LOCK_BYTES, Declared, LockUse, Reader, line_of, pep508, pin_from_lock
-from gradelib.environment.poetry import PYPI_NAMES, is_pypi
+from gradelib.environment.declared import (
+    MAX_LOCK_BYTES,
+    Declared,
+    LockUse,
+    Reader,
+    index_names,
+    line_of,
+    pep508,
+    pin_from_lock,
+)
 
 PIPFILE = "Pipfile"
 PIPFILE_LOCK = "Pipfile.lock"
@@ -60,7 +68,7 @@ def dependencies(reader: Reader) -> list[Declared]:
     if doc is None:
         return []
     data = reader.text(PIPFILE) or ""
-    allowed = _index_names(reader, doc.get("source"), PIPFILE, data, "[[source]]")
+    allowed = index_names(reader, doc.get("source"), PIPFILE, data, "[[source]]")
     found = []
     for section in SECTIONS:
         table = doc.get(section)
@@ -71,23 +79,6 @@ def dependencies(reader: Reader) -> list[Declared]:
         if section == "dev-packages" and isinstance(table, dict) and table:
             reader.notes.append(f"{PIPFILE}: [dev-packages] installed too, as `pipenv install --dev` does")
     return found
-
-
-def _index_names(reader: Reader, sources: object, file: str, data: str, label: str) -> set[str]:
-    """Source names that stand for PyPI; every other index the file names is refused by name."""
-    allowed = set(PYPI_NAMES)
-    for source in sources if isinstance(sources, list) else []:
-        if not isinstance(source, dict):
-            continue
-        name, url = str(source.get("name", "?")), str(source.get("url", ""))
-        if url and is_pypi(url):
-            allowed.add(name.lower())
-            continue
-        reader.refuse(
-            file, line_of(data, url or name), f"{label} {name} {url}".strip(),
-            "a package index named by the submission: the kit installs from the configured index only",
-        )  # fmt: skip
-    return allowed
 
 
 def _entry(reader: Reader, data: str, name: str, value: object, allowed: set[str]) -> Declared | None:
@@ -134,7 +125,7 @@ def _lock_entries(reader: Reader) -> list[tuple[str, dict[str, Any], str]]:
     if doc is None:
         return []
     meta = doc.get("_meta")
-    allowed = _index_names(reader, meta.get("sources") if isinstance(meta, dict) else None, PIPFILE_LOCK, data,
+    allowed = index_names(reader, meta.get("sources") if isinstance(meta, dict) else None, PIPFILE_LOCK, data,
                            "_meta.sources")  # fmt: skip
     found = []
     for section in LOCK_SECTIONS:

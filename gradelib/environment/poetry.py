@@ -13,23 +13,24 @@ import re
 import tomllib
 from collections.abc import Iterator, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
-from gradelib.environment.declared import Declared, LockUse, Reader, line_of, pep508, pin_from_lock
+from gradelib.environment.declared import (
+    Declared,
+    LockUse,
+    Reader,
+    index_names,
+    is_pypi,
+    line_of,
+    pep508,
+    pin_from_lock,
+)
 
 PYPROJECT = "pyproject.toml"
 POETRY_LOCK = "poetry.lock"
-PYPI_HOSTS = frozenset({"pypi.org", "pypi.python.org", "files.pythonhosted.org", "test.pypi.org"})
-PYPI_NAMES = frozenset({"pypi", "pypi-simple"})
 NOT_FROM_INDEX = ("git", "path", "url", "file")
 TOKEN = re.compile(r"(\^|~=|~|===|==|!=|>=|<=|>|<|=)?\s*([0-9*][^\s,]*)")
 MAIN_GROUP = "main"
 LOCK_SOURCE_TYPES = frozenset({"legacy"})  # a package from an index (the others are git, directory, file, url)
-
-
-def is_pypi(url: str) -> bool:
-    """True when a source URL is PyPI's own index (which the configured index stands in for)."""
-    return (urlsplit(url).hostname or "").lower() in PYPI_HOSTS
 
 
 def constraint(text: str) -> str | None:
@@ -98,7 +99,7 @@ def dependencies(reader: Reader, doc: Mapping[str, Any], data: bytes, *, has_pro
     poetry = doc.get("tool", {}).get("poetry") if isinstance(doc.get("tool"), dict) else None
     if not isinstance(poetry, dict):
         return []
-    allowed = _index_names(reader, poetry, data)
+    allowed = index_names(reader, poetry.get("source"), PYPROJECT, data, "[[tool.poetry.source]]")
     found: list[Declared] = []
     for group, table in _groups(reader, poetry, has_project=has_project):
         before = len(found)
@@ -131,24 +132,6 @@ def _groups(reader: Reader, poetry: Mapping[str, Any], *, has_project: bool) -> 
             reader.notes.append(f"{PYPROJECT}: Poetry group {group!r} is optional: not installed (as poetry install)")
             continue
         yield str(group), table["dependencies"]
-
-
-def _index_names(reader: Reader, poetry: Mapping[str, Any], data: bytes) -> set[str]:
-    """The source names that stand for PyPI; every `[[tool.poetry.source]]` elsewhere is refused by name."""
-    allowed = set(PYPI_NAMES)
-    sources = poetry.get("source")
-    for source in sources if isinstance(sources, list) else []:
-        if not isinstance(source, dict):
-            continue
-        name, url = str(source.get("name", "?")), str(source.get("url", ""))
-        if (url and is_pypi(url)) or (not url and name.lower() in PYPI_NAMES):
-            allowed.add(name.lower())
-            continue
-        reader.refuse(
-            PYPROJECT, line_of(data, url or name), f"[[tool.poetry.source]] {name} {url}".strip(),
-            "a package index named by the submission: the kit installs from the configured index only",
-        )  # fmt: skip
-    return allowed
 
 
 def _dependency(reader: Reader, data: bytes, name: str, value: object, allowed: set[str]) -> Declared | None:
