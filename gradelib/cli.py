@@ -25,6 +25,9 @@ from gradelib.review import reportfiles, worklist
 from gradelib.review.rubric import load_rubric
 from gradelib.takehomes import handout
 
+EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by SIGINT
+EXIT_SIGTERM = 143
+
 
 def _install_options(parser: argparse.ArgumentParser) -> None:
     """How declared dependencies are installed (default: the reviewer's own uv / npm configuration)."""
@@ -87,6 +90,10 @@ def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     grade.add_argument("--takehome", choices=takehomes.names(), help="default: detected from the files")
     grade.add_argument("--reports", type=Path, default=Path("reports"), help="output folder (default: reports/)")
     grade.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: twice the CPU count)")
+    grade.add_argument(
+        "--grading-timeout", type=float, default=None, metavar="SECONDS",
+        help="kill a grading that runs longer (default: its take-home's runs, installs and a margin)",
+    )  # fmt: skip
     grade.add_argument("--gradebook", type=Path, help="SQLite gradebook (default: REPORTS/gradebook.sqlite)")
     grade.add_argument("--force", action="store_true", help="re-grade submissions that have not changed")
     grade.add_argument("--reveal", action="store_true", help="name reports after candidates, not 'Submission #N'")
@@ -211,7 +218,18 @@ def _grade(args: argparse.Namespace) -> int:
             progress=progress,
             scheduler=args.scheduler,
             notice=lambda message: print(f"gradelib: {safetext.terminal_text(message)}", file=sys.stderr),
+            grading_timeout=args.grading_timeout,
         )
+    except KeyboardInterrupt as exc:
+        progress.close()
+        progress.bar = None
+        how = str(exc) or "Ctrl+C"
+        print(
+            f"gradelib: interrupted ({how}): every report written is whole and kept; run the same command again"
+            " to grade the rest",
+            file=sys.stderr,
+        )
+        return EXIT_SIGTERM if how == "SIGTERM" else EXIT_INTERRUPTED
     finally:
         progress.close()
     counts = {status: sum(o.status == status for o in outcomes) for status in ("graded", "up_to_date", "error")}

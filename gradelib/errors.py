@@ -62,6 +62,15 @@ class ScenarioError(GradelibError):
         self.scenario = scenario
 
 
+class ReportsUnwritable(GradelibError):
+    """The reports folder is full or cannot be written: the batch stops (what was written is whole)."""
+
+    def __init__(self, folder: str, reason: str) -> None:
+        super().__init__(f"cannot write the reports in {folder}: {reason}")
+        self.folder = folder
+        self.reason = reason
+
+
 class GradebookError(GradelibError):
     """A gradebook database or export cannot be used: unreadable, not a gradebook, newer schema, stuck lock."""
 

@@ -101,11 +101,15 @@ def run_parcels(client: Client, parcels: Sequence[Parcel]) -> Iterator[tuple[Par
         client.submit(grading.grade_parcel, item, key=item.key, pure=False, resources={RESOURCE: 1}): item
         for item in parcels
     }
-    for future in dask_completed(futures):
-        item = futures[future]
-        try:
-            result: Artifacts | BaseException = future.result()
-        except Exception as exc:  # KilledWorker after repeated worker deaths, a crash in the task
-            result = exc
-        future.release()  # the worker may drop the artifacts now
-        yield item, result
+    try:
+        for future in dask_completed(futures):
+            item = futures[future]
+            try:
+                result: Artifacts | BaseException = future.result()
+            except Exception as exc:  # KilledWorker after repeated worker deaths, a crash in the task
+                result = exc
+            future.release()  # the worker may drop the artifacts now
+            yield item, result
+    except BaseException:  # the driver stopped (Ctrl+C, SIGTERM, a full reports folder): so do its tasks
+        client.cancel(list(futures), force=True)
+        raise

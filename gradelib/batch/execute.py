@@ -1,17 +1,68 @@
-"""Run one notebook with papermill (kernel on IPC transport) and export its HTML copy."""
+"""Run one notebook with papermill (kernel on IPC transport) and export its HTML copy.
+
+A grading has a deadline, kept from outside its kernel: when it is spent, the kernel's whole
+process group is killed (its sandboxed runs and loopback servers go with it), and nbclient,
+whose asynchronous client notices a dead kernel within a second, ends the run. A kernel that
+dies on its own (killed, out of memory) ends it the same way; the error says which.
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import tempfile
+import threading
 import uuid
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 CELL_TIMEOUT = 900  # one cell may run every sandboxed command of a submission
 KERNEL = "python3"
+DEADLINE_MESSAGE = "the kit's grading took longer than {seconds:g} s; killed"
+DIED_MESSAGE = "the notebook's kernel died: {how}"
+
+
+@dataclass
+class KernelWatch:
+    """The kernel of one notebook run: its process group, and whether the deadline killed it."""
+
+    pid: int | None = None
+    pgid: int | None = None
+    expired: bool = False
+    manager: Any = None
+    done: bool = False  # the run is over: its pids may belong to another process by now
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def kill(self) -> None:
+        """SIGKILL the kernel's process group (what it started in its group goes too)."""
+        for target, kill in ((self.pgid, os.killpg), (self.pid, os.kill)):
+            if target:
+                with contextlib.suppress(OSError):
+                    kill(target, signal.SIGKILL)
+                    return
+
+    def expire(self) -> None:
+        """The deadline is spent: kill the kernel (unless the run ended meanwhile)."""
+        with self.lock:
+            if not self.done:
+                self.expired = True
+                self.kill()
+
+    def finish(self) -> None:
+        """The run is over: the deadline kills nothing from now on."""
+        with self.lock:
+            self.done = True
+
+    def exit_code(self) -> int | None:
+        """The kernel's exit code once it has exited (negative: the signal that killed it)."""
+        provisioner = getattr(self.manager, "provisioner", None)
+        process = getattr(provisioner, "process", None)
+        with contextlib.suppress(Exception):
+            return process.poll() if process is not None else None
+        return None
 
 
 def notebook_for(takehome: str) -> Path:
@@ -25,18 +76,21 @@ def notebook_for(takehome: str) -> Path:
     return path
 
 
-def _ipc_kernel_manager(folder: str, env: Mapping[str, str], stderr: IO[bytes] | None) -> type:
-    """A kernel manager on IPC transport: no TCP port, no "running over TCP" warning.
+def _ipc_kernel_manager(folder: str, env: Mapping[str, str], stderr: IO[bytes] | None, watch: KernelWatch) -> type:
+    """An asynchronous kernel manager on IPC transport: no TCP port, no "running over TCP" warning.
 
     The kernel gets `env` on top of this process's environment and writes its stderr to
-    `stderr`: per kernel, so gradings side by side in one process's threads never mix.
+    `stderr`: per kernel, so gradings side by side in one process's threads never mix. Its
+    pid goes to `watch`. Asynchronous, not jupyter_client's blocking manager: with blocking
+    channels nbclient's wait for output holds its event loop, so neither its check that the
+    kernel lives nor its cell timeout ever runs, and a dead or stopped kernel hangs the batch.
     """
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
 
     from gradelib.batch import kernelfork
 
-    class IpcKernelManager(KernelManager):
+    class IpcKernelManager(AsyncKernelManager):
         async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
             if self.provisioner is None and kernelfork.enabled():
                 self.kernel_id = self.kernel_id or kw.pop("kernel_id", None) or str(uuid.uuid4())
@@ -58,6 +112,9 @@ def _ipc_kernel_manager(folder: str, env: Mapping[str, str], stderr: IO[bytes] |
             if stderr is not None:
                 kw["stderr"] = stderr
             await super()._async_launch_kernel(kernel_cmd, **kw)
+            provisioner = self.provisioner
+            watch.manager = self
+            watch.pid, watch.pgid = getattr(provisioner, "pid", None), getattr(provisioner, "pgid", None)
 
     return IpcKernelManager
 
@@ -69,21 +126,29 @@ def execute(
     *,
     env: Mapping[str, str] | None = None,
     log: Path | None = None,
+    deadline: float | None = None,
 ) -> str | None:
     """Execute `source` into `target`; the error in one line, or None when every cell ran.
 
     papermill saves the notebook even when a cell fails, so the evidence up to the
     failure is kept. `env` is added to the kernel's environment; its stderr goes to `log`.
-    Batch-only parameters given (`save`, `rerun`) are then set back in the executed
-    notebook, so a reviewer's Run All shows its stored results.
+    After `deadline` seconds the kernel is killed. Batch-only parameters given (`save`,
+    `rerun`) are then set back in the executed notebook, so a reviewer's Run All shows its
+    stored results.
     """
     import papermill  # slow to import; only the workers need it
 
     from gradelib.batch import engine
     from gradelib.review.reportfiles import BATCH_ONLY, prepare_for_reviewers
 
+    watch = KernelWatch()
+    timer = threading.Timer(deadline, watch.expire) if deadline else None
     try:
         with contextlib.ExitStack() as stack:
+            if timer is not None:
+                timer.daemon = True
+                timer.start()
+                stack.callback(timer.cancel)
             sockets = stack.enter_context(tempfile.TemporaryDirectory(prefix="gradelib-kernel-"))
             stderr = stack.enter_context(open(log, "wb")) if log is not None else None
             papermill.execute_notebook(
@@ -96,19 +161,34 @@ def execute(
                 log_output=False,
                 execution_timeout=CELL_TIMEOUT,
                 cwd=str(Path(target).resolve().parent),  # where a reviewer who opens the report runs it too
-                kernel_manager_class=_ipc_kernel_manager(sockets, env or {}, stderr),
+                kernel_manager_class=_ipc_kernel_manager(sockets, env or {}, stderr, watch),
             )
     except papermill.PapermillExecutionError as exc:
         error: str | None = f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]
     except Exception as exc:  # a dead kernel or a timeout must not sink the batch
-        error = f"{type(exc).__name__}: {exc}"[:500]
+        error = _kernel_gone(watch, deadline) or f"{type(exc).__name__}: {exc}"[:500]
     else:
         error = None
+    finally:
+        watch.finish()
     try:  # as a reviewer opens it: the batch-only parameters it was given (save, rerun) set back
         prepare_for_reviewers(target, {key: value for key, value in BATCH_ONLY.items() if key in parameters})
     except Exception as exc:  # an unreadable notebook stays as papermill left it, as evidence
         error = error or f"cannot prepare the executed notebook for reviewers: {exc}"[:500]
     return error
+
+
+def _kernel_gone(watch: KernelWatch, deadline: float | None) -> str | None:
+    """Why the run ended with the kernel gone: the deadline, or the signal that killed it; None otherwise."""
+    if watch.expired and deadline:
+        return DEADLINE_MESSAGE.format(seconds=deadline)
+    code = watch.exit_code()
+    if code is None:
+        return None
+    if code < 0:
+        with contextlib.suppress(ValueError):
+            return DIED_MESSAGE.format(how=signal.Signals(-code).name)
+    return DIED_MESSAGE.format(how=f"exit {code}")
 
 
 def show_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:

@@ -6,6 +6,9 @@ import contextlib
 import json
 import multiprocessing
 import os
+import shutil
+import signal
+import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -14,9 +17,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gradelib import __version__
+from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
 from gradelib.batch.worker import grade_parcel
-from gradelib.errors import GradelibError
+from gradelib.environment.capped import size_text
+from gradelib.environment.settings import InstallSettings
+from gradelib.errors import GradelibError, ReportsUnwritable
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
 from gradelib.intake import staging
 from gradelib.notebook import views_path
@@ -26,6 +32,8 @@ from gradelib.sandbox import diskcap
 UNKNOWN_TAKEHOME = "unknown"
 JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores
 LOGS = ".logs"  # per-submission kernel logs beside the reports
+STOP_SECONDS = 3.0  # a worker asked to stop gets this long before it is killed
+INTERRUPTED = "interrupted: the batch was stopped before this submission was graded; `gradelib grade` grades it"
 Status = Literal["graded", "error", "up_to_date"]
 
 
@@ -52,8 +60,10 @@ class _Job:
     parcel: Parcel
 
 
-def _parcel(book: Gradebook, staged: staging.Staged, row: SubmissionRow, label: str, paths: _Paths) -> Parcel:
-    """What a worker gets for one submission: its bytes, a gradebook excerpt, the driver's settings."""
+def _parcel(
+    book: Gradebook, staged: staging.Staged, row: SubmissionRow, label: str, paths: _Paths, timeout: float | None
+) -> Parcel:
+    """What a worker gets for one submission: its bytes, a gradebook excerpt, the driver's settings, its deadline."""
     if staged.path is None:
         raise ValueError(f"{staged.name} was not staged")
     stem = staging.slug(label)
@@ -74,6 +84,7 @@ def _parcel(book: Gradebook, staged: staging.Staged, row: SubmissionRow, label: 
         gradebook=book.excerpt(row.takehome, row.name),
         install_env=install_env(os.environ),
         shown_parameters=tuple(shown.items()),
+        deadline=grading_deadline(row.takehome, InstallSettings.from_env(), timeout),
     )
 
 
@@ -86,16 +97,52 @@ class _Paths:
         return self.reports / takehome
 
 
-def _write(path: Path, data: bytes | None) -> Path | None:
-    """Write atomically (a reader never sees half a report); with no data, remove a stale file."""
-    if data is None:
-        path.unlink(missing_ok=True)
-        return None
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.partial")
-    partial.write_bytes(data)
-    partial.replace(path)
-    return path
+def _write_all(files: Sequence[tuple[Path, bytes | None]]) -> dict[Path, Path | None]:
+    """Write one submission's reports as a whole: every file to a partial name first, then each renamed.
+
+    A full or unwritable folder leaves the reports as they were (the partials removed) and raises
+    ReportsUnwritable naming the folder and the room they need. With no data, a stale file goes.
+    """
+    partials: list[tuple[Path, Path]] = []
+    try:
+        for path, data in files:
+            if data is not None:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                partial = path.with_name(f".{path.name}.partial")
+                partials.append((partial, path))
+                partial.write_bytes(data)
+    except OSError as exc:
+        for partial, _ in partials:
+            with contextlib.suppress(OSError):
+                partial.unlink(missing_ok=True)
+        raise _unwritable(files, exc) from exc
+    for partial, path in partials:
+        partial.replace(path)
+    for path, data in files:
+        if data is None:
+            with contextlib.suppress(OSError):
+                path.unlink(missing_ok=True)
+    return {path: path if data is not None else None for path, data in files}
+
+
+def _unwritable(files: Sequence[tuple[Path, bytes | None]], exc: OSError) -> ReportsUnwritable:
+    folder = files[0][0].parent
+    needed = sum(len(data) for _, data in files if data is not None)
+    room = f"; its reports need {size_text(needed)}"
+    with contextlib.suppress(OSError):
+        room += f", {size_text(shutil.disk_usage(folder).free)} free"
+    return ReportsUnwritable(str(folder), f"{exc.strerror or exc}{room}")
+
+
+def _writable(folder: Path) -> None:
+    """The reports folder can be written, or ReportsUnwritable before anything is graded."""
+    probe = folder / f".gradelib-probe-{os.getpid()}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        probe.write_bytes(b"probe")
+        probe.unlink()
+    except OSError as exc:
+        raise ReportsUnwritable(str(folder), str(exc.strerror or exc)) from exc
 
 
 def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths: _Paths) -> GradeOutcome:
@@ -106,11 +153,19 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
         book.finish_run(job.run_id, "error", error=died)
         return GradeOutcome(staged.name, job.label, staged.takehome, "error", None, None, died, 0.0)
     out_dir, stem = paths.out_dir(takehome), job.parcel.stem
-    notebook = _write(out_dir / f"{stem}.ipynb", result.notebook)
-    html = _write(out_dir / f"{stem}.html", result.html)
-    _write(out_dir / f"{stem}.json", result.result)
-    _write(views_path(out_dir / f"{stem}.json"), result.views)
-    _write(out_dir / LOGS / f"{stem}.log", result.log)
+    files = [
+        (out_dir / f"{stem}.ipynb", result.notebook),
+        (out_dir / f"{stem}.html", result.html),
+        (out_dir / f"{stem}.json", result.result),
+        (views_path(out_dir / f"{stem}.json"), result.views),
+        (out_dir / LOGS / f"{stem}.log", result.log),
+    ]
+    try:
+        written = _write_all(files)
+    except ReportsUnwritable as exc:
+        book.finish_run(job.run_id, "error", error=f"the reports could not be written: {exc}")
+        raise
+    notebook, html = written[files[0][0]], written[files[1][0]]
     error, report = result.error, None
     if result.result is not None:
         try:
@@ -160,6 +215,7 @@ def grade(
     progress: Callable[[int, int, GradeOutcome | None], None] | None = None,
     scheduler: str | None = None,
     notice: Callable[[str], None] | None = None,
+    grading_timeout: float | None = None,
 ) -> list[GradeOutcome]:
     """Grade every submission under `paths`; skip those graded at the same digest unless `force`.
 
@@ -167,7 +223,9 @@ def grade(
     `scheduler` (a Dask distributed address) to that cluster's workers, which need the kit
     and namespaces but no path or database of this machine. Their artifacts come back;
     this process alone writes the reports and the gradebook. `notice` hears what is said
-    once (a worker that takes no work).
+    once (a worker that takes no work, kernels that start fresh). A grading that runs past
+    `grading_timeout` seconds (default: the take-home's own bound, `batch/deadline.py`) is
+    killed and recorded as an error.
     """
     paths_ = _Paths(Path(reports), Path(gradebook) if gradebook else Path(reports) / DEFAULT_PATH.name)
     found = staging.discover(list(paths))
@@ -188,20 +246,59 @@ def grade(
             notice(f"disk use per grading is not bounded here ({unbounded})")
         if progress:
             progress(0, len(found), None)  # the bar appears before the first submission finishes
+        _writable(paths_.reports)
         book = stack.enter_context(Gradebook(paths_.gradebook))
-        pending = _plan(book, found, paths_, takehome, force, reveal, report)
-        for job, result in _run_all(pending, jobs, client):
-            report(_record(book, job, result, paths_))
+        book.probe_write()
+        pending = _plan(book, found, paths_, _Options(takehome, force, reveal, grading_timeout), report)
+        stack.enter_context(_terminate_as_interrupt())
+        open_runs = {job.run_id: job for job in pending}
+        said: set[str] = set()
+        try:
+            for job, result in _run_all(pending, jobs, client):
+                open_runs.pop(job.run_id, None)
+                report(_record(book, job, result, paths_))
+                for message in () if isinstance(result, BaseException) else result.notices:
+                    if notice and message not in said:
+                        said.add(message)
+                        notice(message)
+        except BaseException:  # Ctrl+C, SIGTERM, a full reports folder: nothing half done, the rest for next time
+            for run_id in open_runs:
+                with contextlib.suppress(GradelibError):
+                    book.finish_run(run_id, "error", error=INTERRUPTED)
+            raise
     return outcomes
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops the batch as Ctrl+C does (in the main thread; elsewhere signals stay as they are)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@dataclass(frozen=True)
+class _Options:
+    takehome: str | None
+    force: bool
+    reveal: bool
+    grading_timeout: float | None
 
 
 def _plan(
     book: Gradebook,
     found: Sequence[Path],
     paths: _Paths,
-    takehome: str | None,
-    force: bool,
-    reveal: bool,
+    options: _Options,
     report: Callable[[GradeOutcome], None],
 ) -> list[_Job]:
     """Stage each submission; report the unreadable and the up to date; open a run for each of the rest.
@@ -211,20 +308,20 @@ def _plan(
     """
     pending: list[_Job] = []
     for origin in found:
-        staged = staging.stage(origin, paths.reports, takehome)
+        staged = staging.stage(origin, paths.reports, options.takehome)
         row = book.upsert_submission(
             staged.takehome or UNKNOWN_TAKEHOME, staged.name, staged.digest, str(staged.origin)
         )
-        label = staged.name if reveal else row.blind_label
+        label = staged.name if options.reveal else row.blind_label
         if staged.error or staged.path is None:
             run_id = book.start_run(row.id, __version__, staged.digest)
             book.finish_run(run_id, "error", error=staged.error)
             report(GradeOutcome(staged.name, label, staged.takehome, "error", None, None, staged.error, 0.0))
-        elif not force and book.up_to_date(row.takehome, row.name, staged.digest):
+        elif not options.force and book.up_to_date(row.takehome, row.name, staged.digest):
             report(GradeOutcome(staged.name, label, staged.takehome, "up_to_date", None, None, None, 0.0))
         else:
             try:
-                item = _parcel(book, staged, row, label, paths)
+                item = _parcel(book, staged, row, label, paths, options.grading_timeout)
             except (OSError, RecursionError) as exc:  # a tree that cannot be packed must not stop the batch
                 run_id = book.start_run(row.id, __version__, staged.digest)
                 error = f"cannot be sent to a worker: {type(exc).__name__}: {exc}"[:500]
@@ -259,8 +356,28 @@ def _run_all(
             yield by_key[item.key], result
         return
     workers = max(1, min(jobs or default_jobs(), len(pending)))
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    try:
         futures: dict[Future[Artifacts], _Job] = {pool.submit(grade_parcel, job.parcel): job for job in pending}
         for future in as_completed(futures):
             error = future.exception()
             yield futures[future], error if error is not None else future.result()
+    except BaseException:  # stopped (Ctrl+C, SIGTERM, a full reports folder): no grading goes on behind it
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """End the pool's workers now; what each started (fork server, kernels, sandboxed runs) ends with it."""
+    workers = list((getattr(pool, "_processes", None) or {}).values())  # the pool's own, not every child of ours
+    pool.shutdown(wait=False, cancel_futures=True)
+    for child in workers:
+        with contextlib.suppress(OSError):
+            child.terminate()
+    for child in workers:
+        child.join(STOP_SECONDS)
+        if child.is_alive():
+            with contextlib.suppress(OSError):
+                child.kill()
+            child.join(STOP_SECONDS)

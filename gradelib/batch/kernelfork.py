@@ -55,6 +55,7 @@ PRELOAD = (
 )
 MAX_REQUEST = 1024 * 1024
 START_TIMEOUT = 60.0
+FALLBACK_NOTICE = "kernels start fresh (the kernel fork server is not used): {why}"
 
 
 def enabled() -> bool:
@@ -230,18 +231,36 @@ class ForkServer:
         self._control: socket.socket | None = None
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self.path = ""
+        self._failure: str | None = None  # why it could not be used, until said once
+        self._told = False
 
     def ensure(self) -> str | None:
-        """The server's socket path, starting it if needed; None when it cannot run."""
+        """The server's socket path, starting it if needed; None when it cannot run (see `notice`)."""
         with self._lock:
             if self._proc is not None and self._proc.poll() is None:
                 return self.path
+            died = self._proc is not None
             self._stop()
             try:
                 return self._start()
-            except (OSError, TimeoutError, ConnectionError):
+            except (OSError, TimeoutError, ConnectionError) as exc:
                 self._stop()
+                self.fell_back(f"{'it died, and ' if died else ''}it cannot start: {exc}")
                 return None
+
+    def fell_back(self, why: str) -> None:
+        """Remember why kernels start as new interpreters, to be said once."""
+        if self._failure is None and not self._told:
+            self._failure = why
+
+    def notice(self) -> str | None:
+        """Why kernels started fresh, the first time it is asked after it happened (then None)."""
+        with self._lock:
+            failure, self._failure = self._failure, None
+            if failure is None or self._told:
+                return None
+            self._told = True
+            return FALLBACK_NOTICE.format(why=failure)
 
     def _start(self) -> str:
         self._folder = tempfile.TemporaryDirectory(prefix="gradelib-forks-")
@@ -364,7 +383,8 @@ class ForkProvisioner(LocalProvisioner):
         cwd = str(kwargs.get("cwd") or os.getcwd())
         try:
             kernel = fork_kernel(server, cmd, cwd=cwd, env=env, stderr=_fd(stderr))
-        except (OSError, ValueError, ConnectionError):
+        except (OSError, ValueError, ConnectionError) as exc:
+            SERVER.fell_back(f"a kernel could not be forked: {exc}")
             return await super().launch_kernel(cmd, **kwargs)
         self.process = kernel  # type: ignore[assignment]  # the part of Popen jupyter_client uses
         self.pid = self.pgid = kernel.pid

@@ -46,6 +46,7 @@ class Parcel:
     gradebook: bytes  # an excerpt: this submission's row and reviewer scores, for the panel
     install_env: tuple[tuple[str, str], ...] = ()
     shown_parameters: tuple[tuple[str, str], ...] = ()  # what the saved notebook's parameters cell says
+    deadline: float | None = None  # seconds the worker gives the notebook before it kills its kernel
 
     @property
     def size(self) -> int:
@@ -66,6 +67,7 @@ class Artifacts:
     result: bytes | None = None  # the JSON result the notebook saved
     log: bytes = b""  # the kernel's stderr
     views: bytes | None = None  # what the notebook shows beyond the lines (stored beside the result)
+    notices: tuple[str, ...] = ()  # what the kit fell back to on the worker (kernels or sandbox runs started fresh)
 
     @property
     def size(self) -> int:

@@ -7,6 +7,7 @@ nothing of the driver's file system and writes nothing outside its temporary fol
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import tempfile
@@ -14,14 +15,19 @@ import time
 from pathlib import Path
 
 from gradelib import __version__
-from gradelib.batch import parcel
+from gradelib.batch import kernelfork, parcel
 from gradelib.batch.execute import execute, export_html, notebook_for, show_parameters
 from gradelib.batch.parcel import Artifacts, Parcel
 from gradelib.notebook import views_path
 from gradelib.review.panel import ENV_HEADLESS
 from gradelib.review.reportfiles import BATCH_ONLY
+from gradelib.sandbox import launched
 
 GRADEBOOK = "gradebook.sqlite"
+PREFIX = "gradelib:"
+# the start of each notice the kit writes when it falls back (the launcher's, in the kernel; the fork server's, here)
+NOTICES = (f"{PREFIX} {kernelfork.FALLBACK_NOTICE}".split("{")[0], launched.FALLBACK_NOTICE.split("{")[0])
+LOG = logging.getLogger("gradelib.batch.worker")
 KERNEL_LOG = "kernel.log"
 PROBE_ARGV = ("/bin/true",)
 
@@ -56,12 +62,16 @@ def grade_parcel(item: Parcel) -> Artifacts:
         }
         # the kernel's panel renders as a read-only table; install settings are the driver's
         env = {ENV_HEADLESS: "1", **dict(item.install_env)}
-        error = execute(notebook_for(item.takehome), notebook, parameters, env=env, log=log)
+        error = execute(notebook_for(item.takehome), notebook, parameters, env=env, log=log, deadline=item.deadline)
         show_parameters(notebook, {**dict(item.shown_parameters), **BATCH_ONLY})  # as a reviewer finds it
         html = export_html(notebook)
         data = _read(result)
         if data is None and error is None:
             error = "the notebook ran but wrote no result"
+        kernel_log = _read(log) or b""
+        if server := kernelfork.SERVER.notice():  # said in the submission's log, where one looks for what went wrong
+            kernel_log = f"{PREFIX} {server}\n".encode() + kernel_log
+        notices = fallback_notices(kernel_log)
         return Artifacts(
             item.key,
             error,
@@ -70,9 +80,21 @@ def grade_parcel(item: Parcel) -> Artifacts:
             notebook=_read(notebook),
             html=_read(html) if html else None,
             result=data,
-            log=_read(log) or b"",
+            log=kernel_log,
             views=_read(views_path(result)),
+            notices=notices,
         )
+
+
+def fallback_notices(kernel_log: bytes) -> tuple[str, ...]:
+    """What the kit fell back to for a grading, from its log: kernels or sandbox runs started fresh."""
+    found = []
+    for line in kernel_log.decode("utf-8", errors="replace").splitlines():
+        if line.startswith(NOTICES):
+            found.append(line.removeprefix(f"{PREFIX} "))
+    if found:
+        LOG.warning("%s", "; ".join(found))
+    return tuple(dict.fromkeys(found))
 
 
 def isolation_problem() -> str | None:

@@ -226,7 +226,9 @@ def _src_layout(root: Path) -> str | None:
     src = root / "src"
     if src.is_symlink() or not src.is_dir():
         return None
-    for entry in sorted(os.scandir(src), key=lambda e: e.name):
+    with os.scandir(src) as found:
+        entries = sorted(found, key=lambda e: e.name)
+    for entry in entries:
         if entry.is_dir(follow_symlinks=False) and entry.name not in NOT_SOURCE and "." not in entry.name:
             init = Path(entry.path) / "__init__.py"
             if init.is_file() and not init.is_symlink():

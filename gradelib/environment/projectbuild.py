@@ -117,10 +117,12 @@ def wheel_contents(data: bytes) -> tuple[list[str], list[str]]:
 def editable_roots(source: Path, top_level: list[str]) -> list[str]:
     """The folders of the submission, relative to it, that hold its top-level packages (`src`, or "" for the root)."""
     roots: list[str] = []
-    candidates = ["src", ""] + sorted(
-        entry.name for entry in os.scandir(source)
-        if entry.is_dir(follow_symlinks=False) and entry.name not in NOT_SOURCE and not entry.name.startswith(".")
-    )  # fmt: skip
+    with os.scandir(source) as entries:
+        folders = sorted(
+            entry.name for entry in entries
+            if entry.is_dir(follow_symlinks=False) and entry.name not in NOT_SOURCE and not entry.name.startswith(".")
+        )  # fmt: skip
+    candidates = ["src", "", *folders]
     for name in top_level:
         for root in candidates:
             base = source / root if root else source

@@ -223,7 +223,8 @@ def build_in_sandbox(
         if not result.ok:
             tail = _tail(result.stdout + "\n" + result.stderr)
             raise InstallError("python", f"{doing} failed ({result.status()}): {tail}")
-        names = sorted(entry.name for entry in os.scandir(out) if entry.name.endswith(".whl"))
+        with os.scandir(out) as entries:
+            names = sorted(entry.name for entry in entries if entry.name.endswith(".whl"))
         if len(names) != 1:
             raise InstallError("python", f"{doing} left {len(names)} wheels, not one: refused")
         try:

@@ -24,6 +24,7 @@ from gradelib.result import LineResult
 DEFAULT_PATH = Path("reports/gradebook.sqlite")
 SCHEMA_VERSION = 1
 SCHEMA_VERSION_KEY = "schema_version"
+LAST_WRITE_KEY = "last_batch_started"  # written when a batch opens the gradebook, to know it can be written
 BUSY_TIMEOUT_MS = 5_000  # SQLite's own wait for a lock, per attempt
 LOCK_ATTEMPTS = 8  # attempts on top of busy_timeout before giving up on a locked database
 RETRY_SLEEP_S = 0.02  # first pause between attempts; doubles, with jitter, up to RETRY_SLEEP_MAX_S
@@ -344,6 +345,15 @@ class Gradebook:
                     conn.rollback()
 
         return self._retry(attempt)
+
+    def probe_write(self) -> None:
+        """Write (and commit) one small row: a gradebook that cannot be written fails here, before a batch starts."""
+        self._write(
+            lambda conn: conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (LAST_WRITE_KEY, utc_now()),
+            )
+        )
 
     @contextmanager
     def snapshot(self) -> Iterator[Gradebook]:

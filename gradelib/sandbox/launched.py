@@ -25,6 +25,7 @@ from gradelib.sandbox import launcher
 
 ENV_DISABLE = "GRADELIB_SANDBOX_LAUNCHER"  # "0": every run starts nsinit as a new interpreter
 START_SECONDS = 30.0
+FALLBACK_NOTICE = "gradelib: sandbox runs start fresh (the launcher is not used): {why}"
 INTERPRETER_FLAGS = ("-I", "-S")  # nsinit's own: isolated, no site-packages
 
 
@@ -81,18 +82,27 @@ class Launcher:
         self._control: int | None = None
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self._path = ""
+        self._told = False
 
     def path(self, env: dict[str, str]) -> str | None:
-        """The launcher's socket, starting it if needed; None when it cannot start."""
+        """The launcher's socket, starting it if needed; None when it cannot start (said once, on stderr)."""
         with self._lock:
             if self._proc is not None and self._proc.poll() is None:
                 return self._path
+            died = self._proc is not None
             self._stop()
             try:
                 return self._start(env)
-            except (OSError, TimeoutError, ConnectionError):
+            except (OSError, TimeoutError, ConnectionError) as exc:
                 self._stop()
+                self.fell_back(f"{'it died, and ' if died else ''}it cannot start: {exc}")
                 return None
+
+    def fell_back(self, why: str) -> None:
+        """Say once, on this process's stderr (a kernel's log), that runs start as new interpreters."""
+        if not self._told:
+            self._told = True
+            print(FALLBACK_NOTICE.format(why=why), file=sys.stderr, flush=True)
 
     def _start(self, env: dict[str, str]) -> str:
         self._folder = tempfile.TemporaryDirectory(prefix="gradelib-launcher-", ignore_cleanup_errors=True)
@@ -166,8 +176,10 @@ def start_nsinit(nsinit_file: str, config: str, control: socket.socket, env: dic
     """nsinit for one run, with `control` as its control socket: forked by the launcher when it can be."""
     path = LAUNCHER.path(env) if enabled() else None
     if path is not None:
-        with contextlib.suppress(OSError, ConnectionError, ValueError):
+        try:
             return _forked(path, config, control)
+        except (OSError, ConnectionError, ValueError) as exc:
+            LAUNCHER.fell_back(f"a run could not be forked: {exc}")
     return subprocess.Popen(
         [sys.executable, *INTERPRETER_FLAGS, nsinit_file, config, str(control.fileno())],
         stdin=subprocess.DEVNULL,

@@ -20,6 +20,7 @@ from gradelib.result import LineResult, Report
 
 RUBRIC_FILE = "rubric.toml"
 NOTEBOOK_FILE = "notebook.ipynb"
+DEFAULT_RUN_SECONDS = 1200.0  # a plugin that does not say: twenty minutes of sandboxed runs
 
 
 class EntryView(Protocol):
@@ -83,6 +84,7 @@ class TakeHome:
     servers: Mapping[str, Callable[[Sequence[str]], int]] = field(default_factory=dict)  # `gradelib NAME ...`
     samples: Path | None = None  # its sample cohort, when it ships one
     notebook_file: str = NOTEBOOK_FILE
+    run_seconds: float = DEFAULT_RUN_SECONDS  # the most one grading's sandboxed runs take (wall limits, summed)
 
     def data(self) -> Traversable:
         """The package-data folder."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,7 +34,10 @@ def test_a_submission_that_fills_its_disk_is_stopped_and_nobody_else_notices(
     filler = shutil.copytree(SAMPLES / "replay" / "amara-okafor", cohort / "disk-filler")
     (filler / "run.sh").write_text(FILLER_RUN_SH)
     reports = tmp_path / "reports"
-    free_before = shutil.disk_usage(reports.parent).free
+    scratch = tmp_path / "t"  # the batch's temporary folders, the gradings' capped workspaces among them
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # this process reads TMPDIR again
     outcomes = {o.submission: o for o in batch.grade([cohort], reports=reports, jobs=2, reveal=True)}
     assert outcomes["amara-okafor"].status == "graded" and outcomes["amara-okafor"].total == 100.0
     assert outcomes["disk-filler"].status == "graded", outcomes["disk-filler"].error
@@ -44,4 +48,13 @@ def test_a_submission_that_fills_its_disk_is_stopped_and_nobody_else_notices(
     assert "disk limit reached" in (reports / "replay" / "disk-filler.html").read_text()
     with Gradebook(reports / "gradebook.sqlite") as book:
         assert {run.status for run in book.runs("replay")} == {"graded"}
-    assert free_before - shutil.disk_usage(reports.parent).free < 64 * 2**20, "the host's disk took none of it"
+    # What the grading itself held: its capped workspace, gone with it; nothing of the filler's is anywhere else.
+    left = [path for path in tmp_path.rglob("fill-*.bin")]
+    assert not left, left
+    kept = sum(path.stat().st_size for path in scratch.rglob("*") if path.is_file() and not path.is_symlink())
+    assert kept < 2**20, f"{kept} bytes left in the batch's temporary folders"
+    assert _reports_bytes(reports) < 16 * 2**20, "the reports hold evidence, not what the run wrote"
+
+
+def _reports_bytes(reports: Path) -> int:
+    return sum(path.stat().st_size for path in reports.rglob("*") if path.is_file() and not path.is_symlink())

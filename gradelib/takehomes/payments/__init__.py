@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from gradelib.takehomes.payments import gateway
-from gradelib.takehomes.payments.clientruns import CHECKOUT
+from gradelib.takehomes.payments.clientruns import CHECKOUT, RUN_SECONDS
 from gradelib.takehomes.payments.grading import (
     DRAFT,
     FAILURE_MODES,
@@ -31,6 +31,7 @@ PLUGIN = TakeHome(
     failure_modes=FAILURE_MODES,
     servers={"gateway": gateway.main},
     samples=SAMPLES if SAMPLES.is_dir() else None,
+    run_seconds=RUN_SECONDS,
 )
 
 __all__ = [

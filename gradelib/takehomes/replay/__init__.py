@@ -16,6 +16,7 @@ from gradelib.takehomes.replay.grading import (
     MAX_CALLS,
     RECORD_LIMITS,
     REPLAY_LIMITS,
+    RUN_SECONDS,
     RUN_SH,
     STUB_KEY,
     TAKEHOME,
@@ -37,6 +38,7 @@ PLUGIN = TakeHome(
     failure_modes=FAILURE_MODES,
     servers={"stub": modelstub.main},
     samples=SAMPLES if SAMPLES.is_dir() else None,
+    run_seconds=RUN_SECONDS,
 )
 
 __all__ = [

@@ -42,6 +42,10 @@ LOUD_WORDS = ("fixture", "cassette", "record")
 REPLAY_LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 RECORD_LIMITS = Limits(wall_seconds=120, cpu_seconds=120)
 GIT_LIMITS = Limits(wall_seconds=30, cpu_seconds=30)
+# The most one grading's sandboxed runs can take, their wall limits summed: replays A and B, the
+# missing-fixture replay and the one after record; two records and one against the failing stub,
+# and a live re-record; the git history. The batch's deadline for a grading is built on it.
+RUN_SECONDS = 4 * REPLAY_LIMITS.wall_seconds + 4 * RECORD_LIMITS.wall_seconds + GIT_LIMITS.wall_seconds
 HANDOUT_FILES = (("HANDOUT.md", "README.md"), ("tickets.json", "tickets.json"), ("labels.json", "labels.json"))
 # What each mode must write (TAKEHOMES.md), removed from a copy before the run: a line judges
 # only what the run itself wrote, never a file the candidate shipped.

@@ -1,0 +1,198 @@
+"""Faults a batch must survive, end to end: real kernels, real sandboxed runs, the real `gradelib grade`.
+
+The tiny take-home's fault harness (tests/tinytakehome/grading.py) makes the kit's own side fail
+in a notebook's kernel after its sandboxed run: killed (as the OOM killer would), stopped (a
+kit-side hang). The batch runs as a subprocess, bounded by a timeout of the test's own, so a batch
+that hangs fails the test instead of hanging it.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import processes_matching, tiny_submission
+
+from gradelib.batch.fanout import INTERRUPTED
+from gradelib.gradebook import Gradebook
+
+pytestmark = pytest.mark.e2e
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small or read-only file system needs root")
+BATCH_BOUND = 240.0  # seconds: a batch of a few tiny submissions takes under a minute
+
+
+@pytest.fixture(autouse=True)
+def _tiny(tiny_takehome: str) -> str:
+    return tiny_takehome
+
+
+def _cohort(root: Path, answers: dict[str, str]) -> Path:
+    for name, answer in answers.items():
+        tiny_submission(root / name, answer)
+    return root
+
+
+def _grade(
+    *args: str | Path, timeout: float = BATCH_BOUND, tmp: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        _argv(*args), capture_output=True, text=True, timeout=timeout, check=False, env=_env(tmp)
+    )  # fmt: skip
+
+
+def _argv(*args: str | Path) -> list[str]:
+    return [sys.executable, "-m", "gradelib", "grade", *map(str, args), "--reveal"]
+
+
+def _env(tmp: Path | None) -> dict[str, str]:
+    """The batch's environment; with `tmp`, every temporary folder of it (and so of every process it starts:
+    workers' fork servers, kernels, launchers, sandbox workspaces) is under `tmp`, which names them."""
+    if tmp is None:
+        return dict(os.environ)
+    tmp.mkdir(parents=True, exist_ok=True)
+    return {**os.environ, "TMPDIR": str(tmp)}
+
+
+def _latest(book_path: Path) -> dict[str, tuple[str, str | None]]:
+    """Each tiny submission's latest run: (status, error)."""
+    with Gradebook(book_path) as book:
+        return {
+            row.name: (run.status, run.error)
+            for row in book.submissions("tiny")
+            if (run := book.latest_run("tiny", row.name)) is not None
+        }
+
+
+def test_a_kernel_killed_mid_batch_is_an_error_line_and_the_next_grade_grades_it_again(tmp_path: Path) -> None:
+    cohort = _cohort(tmp_path / "cohort", {"a": "42", "b-killed": "kit-fault: sigkill", "c": "42", "d": "41"})
+    reports = tmp_path / "reports"
+    first = _grade(cohort, "--reports", reports, "--jobs", "2")
+    assert first.returncode == 0, first.stderr
+    runs = _latest(reports / "gradebook.sqlite")
+    assert runs["b-killed"] == ("error", "the notebook's kernel died: SIGKILL")
+    assert {name: status for name, (status, _) in runs.items()} == {
+        "a": "graded", "b-killed": "error", "c": "graded", "d": "graded",
+    }  # fmt: skip
+    second = _grade(cohort, "--reports", reports, "--jobs", "2")
+    assert "graded 0, up to date 3, errors 1" in second.stdout, second.stdout
+    assert _latest(reports / "gradebook.sqlite")["b-killed"][1] == "the notebook's kernel died: SIGKILL"
+
+
+def test_a_stopped_kernel_is_killed_at_the_grading_deadline(tmp_path: Path) -> None:
+    cohort = _cohort(tmp_path / "cohort", {"a": "42", "b-stopped": "kit-fault: sigstop"})
+    reports, tmp = tmp_path / "reports", tmp_path / "t"
+    started = time.monotonic()
+    done = _grade(cohort, "--reports", reports, "--jobs", "2", "--grading-timeout", "20", tmp=tmp)
+    assert done.returncode == 0, done.stderr
+    assert time.monotonic() - started < BATCH_BOUND
+    runs = _latest(reports / "gradebook.sqlite")
+    assert runs["a"][0] == "graded"
+    assert runs["b-stopped"] == ("error", "the kit's grading took longer than 20 s; killed")
+    assert not processes_matching(str(tmp)), "nothing of the stopped grading is left"
+
+
+def test_the_grading_timeout_must_be_positive(tmp_path: Path) -> None:
+    done = _grade(_cohort(tmp_path / "cohort", {"a": "42"}), "--reports", tmp_path / "r", "--grading-timeout", "0")
+    assert done.returncode == 2
+    assert "--grading-timeout must be a positive number of seconds" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def _mount(target: Path, options: str) -> None:
+    target.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(target)], check=True)
+
+
+@needs_root
+def test_a_reports_folder_that_fills_up_stops_the_batch_with_whole_reports(tmp_path: Path) -> None:
+    cohort = _cohort(tmp_path / "cohort", {f"s{n}": "42" for n in range(6)})
+    reports = tmp_path / "small"
+    _mount(reports, "size=1m")
+    try:
+        book = tmp_path / "gradebook.sqlite"
+        done = _grade(cohort, "--reports", reports, "--gradebook", book, "--jobs", "2")
+        assert done.returncode == 2, done.stdout + done.stderr
+        lines = [line for line in done.stderr.splitlines() if line.startswith("gradelib: cannot write the reports")]
+        assert len(lines) == 1 and "No space left on device" in lines[0] and "its reports need" in lines[0]
+        assert "Traceback" not in done.stderr
+        for notebook in reports.glob("tiny/*.ipynb"):
+            assert notebook.with_suffix(".json").is_file() and notebook.with_suffix(".html").is_file()
+        assert not list(reports.rglob("*.partial")), "no half-written report"
+        runs = _latest(book)
+        graded = {name for name, (status, _) in runs.items() if status == "graded"}
+        assert graded == {p.stem for p in reports.glob("tiny/*.ipynb")}
+        assert all(status in ("graded", "error") for status, _ in runs.values()), "no run is left open"
+    finally:
+        subprocess.run(["umount", "-l", str(reports)], check=False)
+    again = _grade(cohort, "--reports", tmp_path / "roomy", "--gradebook", book, "--jobs", "2")
+    assert again.returncode == 0, again.stderr
+    assert {status for status, _ in _latest(book).values()} == {"graded"}
+
+
+@needs_root
+def test_a_gradebook_that_cannot_be_written_is_refused_before_grading(tmp_path: Path) -> None:
+    cohort = _cohort(tmp_path / "cohort", {"a": "42"})
+    folder = tmp_path / "readonly"
+    _mount(folder, "size=4m")
+    try:
+        with Gradebook(folder / "gradebook.sqlite"):
+            pass
+        subprocess.run(["mount", "-o", "remount,ro", str(folder)], check=True)
+        done = _grade(cohort, "--reports", tmp_path / "reports", "--gradebook", folder / "gradebook.sqlite")
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+    assert done.returncode == 2
+    assert "gradebook.sqlite" in done.stderr and "Traceback" not in done.stderr
+    assert not list((tmp_path / "reports").rglob("*.ipynb")), "nothing was graded"
+
+
+def _wait_for(condition: object, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.2)
+    raise AssertionError("timed out waiting")
+
+
+@pytest.mark.parametrize(("how", "code"), [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_batch_stopped_midway_ends_everything_it_started_and_resumes(tmp_path: Path, how: str, code: int) -> None:
+    answers = {"a": "42", **{f"slow-{n}": "kit-fault: sleep 120" for n in range(3)}}
+    cohort = _cohort(tmp_path / "cohort", answers)
+    reports, tmp = tmp_path / "reports", tmp_path / "t"
+    argv = _argv(cohort, "--reports", reports, "--jobs", "2")
+    batch = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=_env(tmp)
+    )
+    try:
+        _wait_for(lambda: (reports / "tiny" / "a.ipynb").is_file() or batch.poll() is not None, 120)
+        time.sleep(5)  # a slow grading is in its kernel, another starting
+        assert batch.poll() is None, batch.communicate()
+        stopped = time.monotonic()
+        if how == "SIGTERM":
+            batch.send_signal(signal.SIGTERM)  # the driver alone, as a service manager would
+        else:
+            os.killpg(batch.pid, signal.SIGINT)  # Ctrl+C in a terminal: the whole process group
+        _, err = batch.communicate(timeout=30)
+    finally:
+        if batch.poll() is None:
+            os.killpg(batch.pid, signal.SIGKILL)
+    assert time.monotonic() - stopped < 20, "the batch stops within seconds"
+    assert batch.returncode == code, err
+    assert "interrupted" in err and "run the same command again" in err and "Traceback" not in err
+    _wait_for(lambda: not processes_matching(str(tmp)), 15)
+    runs = _latest(reports / "gradebook.sqlite")
+    assert all(status in ("graded", "error") for status, _ in runs.values()), runs
+    assert any(error == INTERRUPTED for _, error in runs.values())
+    for name in answers:
+        if name.startswith("slow-"):
+            (cohort / name / "answer.txt").write_text("42\n")
+    again = _grade(cohort, "--reports", reports, "--jobs", "2")
+    assert again.returncode == 0, again.stderr
+    assert {status for status, _ in _latest(reports / "gradebook.sqlite").values()} == {"graded"}
