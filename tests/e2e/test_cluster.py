@@ -240,3 +240,33 @@ def test_a_driver_killed_mid_batch_resumes_on_the_cluster(cluster: Cluster) -> N
         for name, run_id in graded_before.items():
             latest = book.latest_run(TAKEHOME, name, graded_only=True)
             assert latest is not None and latest.id == run_id
+
+
+def test_a_driver_stopped_with_sigterm_cancels_its_tasks_on_the_cluster(cluster: Cluster) -> None:
+    from distributed import Client
+
+    cohort = cluster.base / "cohort-cancel"
+    for name in ("ex-slow", "fy-slow", "gu-slow"):
+        tiny_submission(cohort / name, "kit-fault: sleep 60")  # the tiny take-home's fault harness
+    command = [sys.executable, "-m", "gradelib", "grade", str(cohort), "--reports", str(cluster.base / "cancel")]
+    proc = subprocess.Popen(
+        [*command, "--scheduler", cluster.address], cwd=ROOT, start_new_session=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    with Client(cluster.address, timeout=10) as watcher:
+
+        def grading_tasks() -> list[str]:
+            keys = watcher.run_on_scheduler(lambda dask_scheduler: [str(key) for key in dask_scheduler.tasks])
+            return [key for key in keys if key.startswith("grade-tiny-")]
+
+        try:
+            _wait_for(lambda: len(grading_tasks()) == 3 or proc.poll() is not None, "the batch's tasks")
+            time.sleep(2)
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+        assert proc.returncode == 143, err
+        assert "interrupted (SIGTERM)" in err
+        _wait_for(lambda: not grading_tasks(), "the tasks cancelled", timeout=15)
