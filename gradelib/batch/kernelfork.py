@@ -233,18 +233,22 @@ class ForkServer:
         self.path = ""
         self._failure: str | None = None  # why it could not be used, until said once
         self._told = False
+        self._gave_up = False  # it could not start: this process's kernels start fresh from now on
 
     def ensure(self) -> str | None:
         """The server's socket path, starting it if needed; None when it cannot run (see `notice`)."""
         with self._lock:
             if self._proc is not None and self._proc.poll() is None:
                 return self.path
+            if self._gave_up:
+                return None
             died = self._proc is not None
             self._stop()
             try:
                 return self._start()
             except (OSError, TimeoutError, ConnectionError) as exc:
                 self._stop()
+                self._gave_up = True
                 self.fell_back(f"{'it died, and ' if died else ''}it cannot start: {exc}")
                 return None
 
@@ -267,16 +271,20 @@ class ForkServer:
         self.path = str(Path(self._folder.name) / "server")
         ours, theirs = socket.socketpair()
         self._control = ours
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "gradelib.batch.kernelfork", self.path, str(theirs.fileno())],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        errors = Path(self._folder.name) / "server.err"
+        with open(errors, "wb") as stderr:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-m", "gradelib.batch.kernelfork", self.path, str(theirs.fileno())],
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stderr=stderr,
+                start_new_session=True,
+            )
         theirs.close()
         ours.settimeout(START_TIMEOUT)
         if ours.recv(16) != b"ready\n":
-            raise ConnectionError("the kernel fork server did not start")
+            said = errors.read_text(errors="replace").strip().splitlines()
+            raise ConnectionError(f"it exited: {said[-1]}" if said else "it did not answer")
         ours.settimeout(None)
         return self.path
 

@@ -92,7 +92,7 @@ def fallback_notices(kernel_log: bytes) -> tuple[str, ...]:
     for line in kernel_log.decode("utf-8", errors="replace").splitlines():
         if line.startswith(NOTICES):
             found.append(line.removeprefix(f"{PREFIX} "))
-    if found:
+    if found and LOG.hasHandlers():  # a Dask worker's log; a local worker's goes through its driver, once
         LOG.warning("%s", "; ".join(found))
     return tuple(dict.fromkeys(found))
 

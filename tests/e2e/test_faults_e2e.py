@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from conftest import processes_matching, tiny_submission
+from plugin_site import installed
 
 from gradelib.batch.fanout import INTERRUPTED
 from gradelib.gradebook import Gradebook
@@ -196,3 +197,18 @@ def test_a_batch_stopped_midway_ends_everything_it_started_and_resumes(tmp_path:
     again = _grade(cohort, "--reports", reports, "--jobs", "2")
     assert again.returncode == 0, again.stderr
     assert {status for status, _ in _latest(reports / "gradebook.sqlite").values()} == {"graded"}
+
+
+def test_kernels_that_cannot_be_forked_start_fresh_and_the_batch_says_so_once(tmp_path: Path) -> None:
+    threaded = Path(__file__).resolve().parents[1] / "threadedtakehome"
+    with installed(tmp_path / "site", package=threaded, takehome="threaded"):
+        cohort = _cohort(tmp_path / "cohort", {"a": "42", "b": "42", "c": "41"})
+        done = _grade(cohort, "--reports", tmp_path / "reports", "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if "kernels start fresh" in line]
+    assert len(said) == 1, done.stderr
+    assert "the kernel fork server must be single-threaded" in said[0]
+    runs = _latest(tmp_path / "reports" / "gradebook.sqlite")
+    assert {status for status, _ in runs.values()} == {"graded"}, runs
+    logs = "".join(p.read_text() for p in (tmp_path / "reports" / "tiny" / ".logs").glob("*.log"))
+    assert "kernels start fresh" in logs
