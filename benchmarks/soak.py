@@ -15,6 +15,8 @@ processes A -> B; steady` (or `GROWS: ...`).
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
 import statistics
 import subprocess
@@ -207,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for number in (1, 2):
         cohort.log(f"pass {number}: gradelib grade{' --force' if number > 1 else ''} ({jobs} jobs)")
         passes.append(grade_pass(folder, work / "reports", jobs, force=number > 1))
+    series = [[dataclasses.asdict(sample) for sample in grading.samples] for grading in passes]
+    (work / "soak-samples.json").write_text(json.dumps(series))  # every sample, for a closer look
     print(report(args.size, passes))
     return 0
 

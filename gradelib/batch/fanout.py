@@ -361,7 +361,8 @@ def _run_all(
         futures: dict[Future[Artifacts], _Job] = {pool.submit(grade_parcel, job.parcel): job for job in pending}
         for future in as_completed(futures):
             error = future.exception()
-            yield futures[future], error if error is not None else future.result()
+            # popped: a finished future holds its artifacts (notebook, HTML), which must not stay for the whole batch
+            yield futures.pop(future), error if error is not None else future.result()
     except BaseException:  # stopped (Ctrl+C, SIGTERM, a full reports folder): no grading goes on behind it
         _stop(pool)
         raise
