@@ -13,7 +13,8 @@ from typing import Any
 from gradelib import batch, takehomes
 from gradelib.batch import GradeOutcome
 from gradelib.batch.preflight import preflight
-from gradelib.cohort import demo, summary
+from gradelib.cohort import agenda, decisions, demo, meeting, summary
+from gradelib.cohort import table as cohort
 from gradelib.display import render, safetext
 from gradelib.environment import InstallSettings
 from gradelib.environment.fetch import fetch
@@ -21,7 +22,7 @@ from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
 from gradelib.intake import ingest
-from gradelib.review import reportfiles, worklist
+from gradelib.review import clarifications, reportfiles, rubricview, worklist
 from gradelib.review.rubric import load_rubric
 from gradelib.takehomes import handout
 
@@ -74,6 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     _grading_commands(sub)
     _review_commands(sub)
     _team_commands(sub)
+    _meeting_commands(sub)
     return parser
 
 
@@ -116,7 +118,14 @@ def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     export.add_argument("dest", type=Path, help="the file to write: .json or .csv")
     export.add_argument("--reviewer", help="only this reviewer's scores (what you hand the lead)")
     export.add_argument("--reveal", action="store_true", help="name candidates instead of 'Submission #N'")
-    export.add_argument("--all", action="store_true", help="the whole gradebook (runs, lines, names) as JSON")
+    export.add_argument(
+        "--all", action="store_true",
+        help="the whole gradebook (runs, lines, names, resolutions, decisions) as JSON",
+    )  # fmt: skip
+    export.add_argument(
+        "--decisions", action="store_true",
+        help="write the decisions table (one row per candidate) as CSV for a hiring system, blind unless --reveal",
+    )  # fmt: skip
     export.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     merge = sub.add_parser("import", help="merge a score file from `gradelib export` (no duplicates)")
     merge.add_argument("source", type=Path, help="a .json or .csv file written by `gradelib export`")
@@ -149,6 +158,41 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     sub.add_parser("demo", help="enter demo reviewer scores (the sample cohort; see --help)", add_help=False)
     for name, plugin in _servers().items():
         sub.add_parser(name, help=f"run the {plugin} take-home's {name} server standalone (see --help)", add_help=False)
+
+
+def _meeting_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """What the lead runs in a calibration meeting: `agenda`, `resolve`, `clarify`, `decide`, `rubric`."""
+    agenda = sub.add_parser("agenda", help="where reviewers disagree by a tier or more: the meeting's agenda")
+    agenda.add_argument("--takehome", choices=takehomes.names())
+    agenda.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    agenda.add_argument("--reveal", action="store_true", help="show candidates' names")
+    agenda.add_argument("--resolved", action="store_true", help="also the items the meeting already resolved")
+    agenda.add_argument("--json", action="store_true", help="print the items as JSON")
+    resolve = sub.add_parser("resolve", help="record the value the meeting agreed for one line of one submission")
+    resolve.add_argument("takehome", choices=takehomes.names())
+    resolve.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
+    resolve.add_argument("line", help="the rubric line id, e.g. key_scope")
+    resolve.add_argument("value", help="a tier of the line, or its points")
+    clarify = sub.add_parser("clarify", help="promote a resolution to a rubric clarification (beside rubric.toml)")
+    clarify.add_argument("takehome", choices=takehomes.names())
+    clarify.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
+    clarify.add_argument("line", help="the rubric line id")
+    clarify.add_argument("--note", help="the clarification's text (default: the resolution's reason)")
+    decide = sub.add_parser("decide", help="record the decision for one candidate (advance, hold, decline)")
+    decide.add_argument("takehome", choices=takehomes.names())
+    decide.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
+    wording = f"default: {', '.join(meeting.DEFAULT_DECISIONS)}; {meeting.ENV_DECISIONS} sets the wording"
+    decide.add_argument("decision", help=f"one of the team's decisions ({wording})")
+    for command in (resolve, decide):
+        command.add_argument("--why", required=True, help="the reason, as the meeting agreed it")
+    for command in (resolve, clarify, decide):
+        command.add_argument("--by", help="who records it (default: GRADELIB_REVIEWER)")
+        command.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    for command in (resolve, clarify):
+        command.add_argument("--rubric", type=Path, help="the rubric file (default: the packaged one)")
+    rubric = sub.add_parser("rubric", help="a take-home's rubric, with the calibration meetings' clarifications")
+    rubric.add_argument("takehome", choices=takehomes.names())
+    rubric.add_argument("--rubric", type=Path, help="a rubric TOML file (default: the packaged one)")
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -261,6 +305,14 @@ def _existing(path: Path) -> Path:
 
 
 def _export(args: argparse.Namespace) -> int:
+    if args.decisions:
+        if args.all or args.reviewer:
+            raise GradelibError("--decisions writes the decisions table alone: drop --all and --reviewer")
+        if args.dest.suffix.lower() != ".csv":
+            raise GradelibError("--decisions writes CSV: give a .csv file")
+        written = decisions.export_decisions(cohort.load(_existing(args.gradebook)), args.dest, reveal=args.reveal)
+        print(written)
+        return 0
     with Gradebook(_existing(args.gradebook)) as book:
         if args.all:
             if scorefile.file_format(args.dest) != "json":
@@ -275,7 +327,7 @@ def _export(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     with Gradebook(_existing(args.gradebook)) as book:
         result = scorefile.import_file(book, args.source)
-    print(f"imported {result.added} score entries ({result.skipped} already present) from {args.source}")
+    print(f"imported {result.added} entries ({result.skipped} already present) from {args.source}")
     return 0
 
 
@@ -303,6 +355,65 @@ def _anchor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _agenda(args: argparse.Namespace) -> int:
+    found = cohort.load(_existing(args.gradebook), takehome=args.takehome)
+    items = agenda.agenda(found, resolved=args.resolved)
+    if args.json:
+        print(agenda.agenda_json(items, reveal=args.reveal))
+    else:
+        print(agenda.agenda_text(items, reveal=args.reveal, reports_dir=found.reports_dir))
+    return 0
+
+
+def _resolve(args: argparse.Namespace) -> int:
+    rubric = meeting.rubric_for(args.takehome, args.rubric)
+    with Gradebook(_existing(args.gradebook)) as book:
+        record = meeting.resolve(
+            book, args.takehome, args.label, args.line, args.value, args.why, args.by, rubric=rubric
+        )
+        label = meeting.find_submission(book, args.takehome, args.label).blind_label
+    print(f"{args.takehome} {label} {record.line_id}: resolved as {record.value} by {record.resolved_by}")
+    return 0
+
+
+def _clarify(args: argparse.Namespace) -> int:
+    rubric = meeting.rubric_for(args.takehome, args.rubric)
+    with Gradebook(_existing(args.gradebook)) as book:
+        done = meeting.clarify(book, args.takehome, args.label, args.line, note=args.note, rubric=rubric)
+    what = "added to" if done.added else "already in"
+    print(f"{args.takehome} {done.clarification.example} {done.clarification.line_id}: {what} {done.path}")
+    return 0
+
+
+def _decide(args: argparse.Namespace) -> int:
+    with Gradebook(_existing(args.gradebook)) as book:
+        record = meeting.decide(book, args.takehome, args.label, args.decision, args.why, args.by)
+        label = meeting.find_submission(book, args.takehome, args.label).blind_label
+    print(f"{args.takehome} {label}: {record.decision}, decided by {record.decided_by}")
+    return 0
+
+
+def _rubric(args: argparse.Namespace) -> int:
+    rubric = meeting.rubric_for(args.takehome, args.rubric)
+    print(rubricview.rubric_text(rubric, clarifications.load_clarifications(rubric)))
+    return 0
+
+
+_COMMANDS = {
+    "queue": _queue,
+    "deps": _deps,
+    "export": _export,
+    "import": _import,
+    "tables": _tables,
+    "anchor": _anchor,
+    "agenda": _agenda,
+    "resolve": _resolve,
+    "clarify": _clarify,
+    "decide": _decide,
+    "rubric": _rubric,
+}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gradelib` console script."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -312,6 +423,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv and argv[0] == "demo":
         return demo.main(argv[1:])
     args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except BrokenPipeError:  # `gradelib agenda | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "check":
             return _check(args)
@@ -332,18 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             print(f"cohort summary: {html}")
             return 0
-        if args.command == "queue":
-            return _queue(args)
-        if args.command == "deps":
-            return _deps(args)
-        if args.command == "export":
-            return _export(args)
-        if args.command == "import":
-            return _import(args)
-        if args.command == "tables":
-            return _tables(args)
-        if args.command == "anchor":
-            return _anchor(args)
+        if args.command in _COMMANDS:
+            return _COMMANDS[args.command](args)
         if args.command == "handout":
             written = handout.write_handout(args.takehome, args.dest)
             print(json.dumps({"handout": args.takehome, "dest": str(args.dest), "files": len(written)}))

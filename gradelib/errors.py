@@ -98,6 +98,14 @@ class ScoreRejected(GradelibError):
         self.reason = reason
 
 
+class RecordRefused(GradelibError):
+    """A calibration meeting's record (resolution, decision, clarification) cannot be kept: say what to fix."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
 class InstallError(GradelibError):
     """A submission's declared dependencies could not be installed (registry, size, time, build)."""
 

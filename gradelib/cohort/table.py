@@ -3,8 +3,9 @@
 The summary is where blind labels are resolved: the table shows the candidate's name
 beside "Submission #3". A line's score is the reviewers' consensus where any reviewer
 scored it, the mean of their current values mapped to points (a tier to its rubric
-points), else the kit's points; a `<line>_source` column says which ("reviewers",
-"kit", or "none" while the line awaits a human). A total is shown only when every
+points), else the kit's points; once the calibration meeting resolved a line, the value it
+agreed replaces all of them. A `<line>_source` column says which ("resolved",
+"reviewers", "kit", or "none" while the line awaits a human). A total is shown only when every
 line has a score: a partial sum would read as a final one.
 """
 
@@ -28,13 +29,14 @@ from gradelib.display.render import STYLE, Html
 from gradelib.display.safetext import html_visible
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, SubmissionRow
+from gradelib.gradebook.meeting import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
 from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
 
 KIT_ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout, when the kit runs from one
 CSV_NAME = "summary.csv"
 SOURCE_SUFFIX = "_source"
-FROM_REVIEWERS, FROM_KIT, NO_SCORE = "reviewers", "kit", "none"
+FROM_RESOLUTION, FROM_REVIEWERS, FROM_KIT, NO_SCORE = "resolved", "reviewers", "kit", "none"
 NOT_GRADED = "not graded"
 FIRST_COLUMNS = ("takehome", "submission", "name", "graded", "status")
 LAST_COLUMNS = (
@@ -43,6 +45,7 @@ LAST_COLUMNS = (
     "reviewers",
     "waiting_for",
     "anchor",
+    "decision",
     "errors",
     "unverified",
     "awaiting_review",
@@ -128,6 +131,8 @@ class Entry:
     scores: Mapping[tuple[str, str], ScoreEntry]  # (line_id, reviewer) -> current entry
     report: str | None  # the HTML report, relative to the summary's folder
     anchor: bool = False  # a calibration anchor: every reviewer scores it
+    resolutions: Mapping[str, Resolution] = field(default_factory=dict)  # line_id -> the resolution in force
+    decision: Decision | None = None  # the decision in force
 
     @property
     def line_results(self) -> Mapping[str, LineResult]:
@@ -208,6 +213,10 @@ def load(
     with Gradebook(path) as book, book.snapshot():
         anchors = {row.id for row in book.anchors()}
         reviewers = tuple(book.reviewers())
+        resolved: dict[tuple[str, str], dict[str, Resolution]] = {}
+        for (t, n, line_id), record in latest_resolutions(book.resolutions()).items():
+            resolved.setdefault((t, n), {})[line_id] = record
+        decided = latest_decisions(book.decisions())
         for row in book.submissions():
             # A submission refused before its take-home was known (an archive bomb) is in every selection.
             if filters.takehome not in (None, row.takehome) and row.takehome in takehomes.names():
@@ -215,7 +224,16 @@ def load(
             run = book.latest_run(row.takehome, row.name, graded_only=True) or book.latest_run(row.takehome, row.name)
             lines = {line.line_id: line for line in book.lines(run.id)} if run and run.status == "graded" else {}
             scores = book.current_scores(row.takehome, row.name)
-            entry = Entry(row, run, lines, scores, _report_link(run, row.takehome, reports), row.id in anchors)
+            entry = Entry(
+                row,
+                run,
+                lines,
+                scores,
+                _report_link(run, row.takehome, reports),
+                row.id in anchors,
+                resolved.get((row.takehome, row.name), {}),
+                decided.get((row.takehome, row.name)),
+            )
             if filters.graded_in_range(entry.graded) and (
                 filters.reviewer is None or any(who == filters.reviewer for _, who in scores)
             ):
@@ -223,7 +241,7 @@ def load(
     rubric_lines = {
         t: _rubric_lines(t, rubrics, entries) for t in dict.fromkeys(e.submission.takehome for e in entries)
     }
-    ratings = tuple(r for e in entries for r in _ratings(e, rubric_lines[e.submission.takehome]))
+    ratings = tuple(r for e in entries for r in ratings_of(e, rubric_lines[e.submission.takehome]))
     table = cohort_table(entries, rubric_lines, reviewers)
     return Cohort(path, reports, filters, tuple(entries), rubric_lines, table, ratings, reviewers)
 
@@ -276,7 +294,8 @@ def value_points(line: RubricLine, value: str) -> float | None:
     return points if math.isfinite(points) else None
 
 
-def _ratings(entry: Entry, lines: Sequence[RubricLine]) -> list[Rating]:
+def ratings_of(entry: Entry, lines: Sequence[RubricLine]) -> list[Rating]:
+    """The reviewers' current scores on a submission as ratings (points), lines the rubric can score only."""
     by_id = {line.id: line for line in lines}
     ratings = []
     for (line_id, reviewer), score in sorted(entry.scores.items()):
@@ -345,7 +364,11 @@ def _row(entry: Entry, lines: Sequence[RubricLine], reviewers: Sequence[str] = (
         kit = entry.lines.get(line.id)
         given = [value_points(line, s.value) for (lid, _), s in entry.scores.items() if lid == line.id]
         known = [points for points in given if points is not None]
-        if known:
+        resolution = entry.resolutions.get(line.id)
+        agreed = value_points(line, resolution.value) if resolution else None
+        if agreed is not None:
+            row[line.id], row[line.id + SOURCE_SUFFIX] = agreed, FROM_RESOLUTION
+        elif known:
             row[line.id], row[line.id + SOURCE_SUFFIX] = fmean(known), FROM_REVIEWERS
         elif kit is not None and kit.points is not None:
             row[line.id], row[line.id + SOURCE_SUFFIX] = kit.points, FROM_KIT
@@ -354,7 +377,7 @@ def _row(entry: Entry, lines: Sequence[RubricLine], reviewers: Sequence[str] = (
         scored += not math.isnan(row[line.id])
         counts["errors"] += kit is not None and kit.outcome == "error"
         counts["unverified"] += kit is not None and kit.outcome == "unverified"
-        counts["awaiting_review"] += _needs_human(kit) and not known
+        counts["awaiting_review"] += _needs_human(kit) and not known and agreed is None
     graded_run = run is not None and run.status == "graded"
     maxima = [line.max_points for line in lines if line.max_points is not None]
     complete = graded_run and bool(lines) and scored == len(lines)
@@ -363,6 +386,7 @@ def _row(entry: Entry, lines: Sequence[RubricLine], reviewers: Sequence[str] = (
     row["reviewers"] = ", ".join(sorted({who for _, who in entry.scores}))
     row["waiting_for"] = waiting_for(entry, lines, reviewers)
     row["anchor"] = "anchor" if entry.anchor else ""
+    row["decision"] = entry.decision.decision if entry.decision else ""
     row.update(counts if graded_run else dict.fromkeys(counts, 0))
     row["flags"] = _flags(run, counts)
     row["report"], row["_blind"] = entry.report, sub.blind_number

@@ -13,6 +13,7 @@ from gradelib.cohort.table import (
     COUNT_COLUMNS,
     CSV_NAME,
     FROM_KIT,
+    FROM_RESOLUTION,
     FROM_REVIEWERS,
     NO_SCORE,
     NOT_GRADED,
@@ -26,7 +27,13 @@ from gradelib.display.render import STYLE, Html, table_html
 from gradelib.display.safetext import html_visible
 from gradelib.review.rubric import RubricLine
 
-SOURCE_CSS = {FROM_REVIEWERS: "font-weight:bold", FROM_KIT: "color:#57606a;font-style:italic", NO_SCORE: ""}
+SOURCE_CSS = {
+    FROM_RESOLUTION: "font-weight:bold;background:#dafbe1",
+    FROM_REVIEWERS: "font-weight:bold",
+    FROM_KIT: "color:#57606a;font-style:italic",
+    NO_SCORE: "",
+}
+RESOLVED_MARK = " \u2713 resolved"  # after a cell whose value the calibration meeting agreed
 FLAG_CSS = "color:#cf222e"
 CAPTION_CSS = "caption-side: bottom; text-align: left; font-size: 85%; color: #57606a"
 NOWRAP_COLUMNS = ("submission", "name", "graded")
@@ -59,6 +66,12 @@ def styled(
     lines = line_columns(table)
     by_id = {line.id: line for line in rubric_lines}
     shown = table.drop(columns=[c + SOURCE_SUFFIX for c in lines])
+    for column in lines:
+        if column in by_id:
+            shown[column] = [
+                line_cell(by_id[column], value) + (RESOLVED_MARK if source == FROM_RESOLUTION else "")
+                for value, source in zip(table[column], table[column + SOURCE_SUFFIX], strict=True)
+            ]
 
     def colours(frame: pd.DataFrame) -> pd.DataFrame:
         css = pd.DataFrame("", index=frame.index, columns=frame.columns)
@@ -70,9 +83,6 @@ def styled(
     headers = {column: HEADERS.get(column, column) for column in shown.columns}
     headers |= {column: by_id[column].title if column in by_id else column for column in lines}
     styler = shown.style.format(precision=1, na_rep="-", escape="html").hide(axis="index")
-    for column in lines:
-        if column in by_id:
-            styler = styler.format(lambda v, line=by_id[column]: line_cell(line, v), subset=[column], escape="html")
     styler = styler.format(_report_cell, subset=["report"], escape="html", na_rep="")
     styler = styler.format("{:.0f}", subset=["max_total", *COUNT_COLUMNS], na_rep="-")
     styler = styler.format_index(lambda c: headers.get(c, c), escape="html", axis=1)
@@ -82,8 +92,9 @@ def styled(
         styler = styler.set_properties(subset=["waiting_for"], **{"min-width": "16em", "text-align": "left"})
     styler = styler.set_table_styles([{"selector": "caption", "props": CAPTION_CSS}])
     return styler.set_caption(
-        "Bold: the reviewers' consensus (mean of their current scores, with the nearest tier); grey italic: the"
-        " kit's; -: no score yet. Waiting for: who still has to score which line."
+        "Green, \u2713 resolved: the value the calibration meeting agreed. Bold: the reviewers' consensus (mean of"
+        " their current scores, with the nearest tier); grey italic: the kit's; -: no score yet. Waiting for: who"
+        " still has to score which line."
     )
 
 
@@ -131,12 +142,13 @@ def export_table(table: pd.DataFrame, reports_dir: str | Path) -> Path:
     safe = table.copy()
     for column in safe.columns:
         if not pd.api.types.is_numeric_dtype(safe[column]):
-            safe[column] = safe[column].map(_defuse)
+            safe[column] = safe[column].map(defuse)
     safe.to_csv(target, index=False)
     return target
 
 
-def _defuse(value: Any) -> Any:
+def defuse(value: Any) -> Any:
+    """A CSV cell a spreadsheet will not run as a formula: text starting like one gets a leading quote."""
     return "'" + value if isinstance(value, str) and value.startswith(FORMULA_PREFIXES) else value
 
 

@@ -15,12 +15,13 @@ from typing import IO, Any, Literal
 from gradelib import __version__
 from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook, ScoreEntry, line_record, utc_iso, utc_now
+from gradelib.gradebook.meeting import Decision, Resolution
 
 EXPORT_SCHEMA = 1
 Format = Literal["json", "csv"]
 FORMATS: tuple[Format, ...] = ("json", "csv")
 CSV_DEFAULT_STEM = "gradebook"  # file stem when a CSV export is pointed at a folder
-CSV_TABLES = ("submissions", "runs", "lines", "scores")
+CSV_TABLES = ("submissions", "runs", "lines", "scores", "resolutions", "decisions")
 SUBMISSION_COLUMNS = ("id", "takehome", "name", "blind_number", "blind_label", "digest", "origin", "first_seen")
 RUN_COLUMNS = (
     "id",
@@ -62,8 +63,18 @@ SCORE_COLUMNS = (
     "created_at",
     "kit_value",
 )
-_COLUMNS = {"submissions": SUBMISSION_COLUMNS, "runs": RUN_COLUMNS, "lines": LINE_COLUMNS, "scores": SCORE_COLUMNS}
+RESOLUTION_COLUMNS = ("uid", "takehome", "submission", "line_id", "value", "reason", "resolved_by", "created_at")
+DECISION_COLUMNS = ("uid", "takehome", "submission", "decision", "reason", "decided_by", "created_at")
+_COLUMNS = {
+    "submissions": SUBMISSION_COLUMNS,
+    "runs": RUN_COLUMNS,
+    "lines": LINE_COLUMNS,
+    "scores": SCORE_COLUMNS,
+    "resolutions": RESOLUTION_COLUMNS,
+    "decisions": DECISION_COLUMNS,
+}
 _REQUIRED_SCORE_TEXT = ("uid", "takehome", "submission", "line_id", "reviewer", "value", "created_at")
+_RECORDS: dict[str, type[Resolution] | type[Decision]] = {"resolutions": Resolution, "decisions": Decision}
 
 
 @dataclass(frozen=True)
@@ -78,11 +89,13 @@ class ImportResult:
 def export_data(gradebook: Gradebook) -> dict[str, Any]:
     """The whole gradebook as one JSON-ready dict (the shape of a JSON export)."""
     with gradebook.snapshot():
-        submissions, runs, lines, scores = (
+        submissions, runs, lines, scores, resolutions, decisions = (
             gradebook.submissions(),
             gradebook.runs(),
             gradebook.all_lines(),
             gradebook.scores(),
+            gradebook.resolutions(),
+            gradebook.decisions(),
         )
     names = {sub.id: (sub.takehome, sub.name) for sub in submissions}
     run_names = {run.id: names[run.submission_id] for run in runs}
@@ -104,6 +117,8 @@ def export_data(gradebook: Gradebook) -> dict[str, Any]:
             for row in map(line_record, lines)
         ],
         "scores": [asdict(entry) for entry in scores],
+        "resolutions": [asdict(record) for record in resolutions],
+        "decisions": [asdict(record) for record in decisions],
     }
 
 
@@ -111,7 +126,8 @@ def export(gradebook: Gradebook, path: Path, fmt: Format | None = None) -> Path:
     """Write the gradebook as JSON (returns the file) or CSV (returns the folder of the CSV files).
 
     fmt defaults to the suffix of path. A CSV export writes `<stem>-submissions.csv`, `<stem>-runs.csv`,
-    `<stem>-lines.csv` and `<stem>-scores.csv` beside path (`out/pool.csv` -> `out/pool-scores.csv`, ...);
+    `<stem>-lines.csv`, `<stem>-scores.csv`, `<stem>-resolutions.csv` and `<stem>-decisions.csv` beside
+    path (`out/pool.csv` -> `out/pool-scores.csv`, ...);
     when path is a folder or has no suffix, the files go inside it with the stem `gradebook`.
     Nested values (evidence, facts) are JSON text in CSV cells. Only JSON exports can be imported.
     """
@@ -137,7 +153,8 @@ def csv_paths(path: Path) -> dict[str, Path]:
 
 
 def import_scores(gradebook: Gradebook, path: Path) -> ImportResult:
-    """Merge a JSON export: missing submissions (numbered by this gradebook) and score entries with a new uid."""
+    """Merge a JSON export: missing submissions (numbered by this gradebook), score entries and the meeting's
+    resolutions and decisions with a new uid."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -150,7 +167,12 @@ def import_scores(gradebook: Gradebook, path: Path) -> ImportResult:
         raise GradebookError(str(path), f"export schema {schema!r} is not one this kit reads (<= {EXPORT_SCHEMA})")
     submissions = [_submission_seed(path, i, item) for i, item in enumerate(data.get("submissions") or [])]
     entries = [_score_entry(path, i, item) for i, item in enumerate(data["scores"])]
-    new_submissions, added, skipped = gradebook.merge(submissions, entries)
+    records = [
+        _record(path, f"{table}[{i}]", kind, item)
+        for table, kind in _RECORDS.items()
+        for i, item in enumerate(data.get(table) or [])
+    ]
+    new_submissions, added, skipped = gradebook.merge(submissions, entries, records)
     return ImportResult(added=added, skipped=skipped, submissions_added=new_submissions)
 
 
@@ -233,3 +255,15 @@ def _score_entry(path: Path, index: int, item: Any) -> ScoreEntry:
     if kit_value is not None and not isinstance(kit_value, str):
         raise GradebookError(str(path), f"{where}: 'kit_value' must be text or null")
     return ScoreEntry(comment=_text(path, where, item, "comment", required=False), kit_value=kit_value, **values)
+
+
+def _record(path: Path, where: str, kind: type[Resolution] | type[Decision], item: Any) -> Resolution | Decision:
+    """One resolution or decision of an export: every field non-empty text, the time ISO 8601."""
+    item = _checked(path, where, item)
+    names = RESOLUTION_COLUMNS if kind is Resolution else DECISION_COLUMNS
+    values = {key: _text(path, where, item, key) for key in names}
+    try:
+        values["created_at"] = utc_iso(values["created_at"])
+    except ValueError as exc:
+        raise GradebookError(str(path), f"{where}: created_at is not an ISO 8601 time") from exc
+    return kind(**values)

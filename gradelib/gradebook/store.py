@@ -19,6 +19,8 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from gradelib.errors import CommentRequired, GradebookError, ScoreRejected
+from gradelib.gradebook import meeting
+from gradelib.gradebook.meeting import Decision, Resolution
 from gradelib.result import LineResult
 
 DEFAULT_PATH = Path("reports/gradebook.sqlite")
@@ -96,6 +98,7 @@ SCHEMA: tuple[str, ...] = (
         BEGIN SELECT RAISE(ABORT, 'reviewer scores are append-only'); END""",
     """CREATE TRIGGER IF NOT EXISTS scores_no_delete BEFORE DELETE ON scores
         BEGIN SELECT RAISE(ABORT, 'reviewer scores are append-only'); END""",
+    *meeting.SCHEMA,
 )
 
 # First sight of (takehome, name) takes the next blind number of that take-home; a later sight keeps it.
@@ -255,6 +258,14 @@ def _line_values(run_id: int, report: Mapping[str, Any]) -> list[tuple[Any, ...]
         + (json.dumps(dict(line.get("evidence") or {}), default=str),)
         for position, line in enumerate(report.get("lines", ()))
     ]
+
+
+def _required(fields: Mapping[str, str]) -> list[str]:
+    """The fields' values stripped, in order; ScoreRejected naming the first blank one."""
+    for what, text in fields.items():
+        if not text.strip():
+            raise ScoreRejected(f"a meeting record needs {what}")
+    return [text.strip() for text in fields.values()]
 
 
 def _insert_score(conn: sqlite3.Connection, entry: ScoreEntry) -> bool:
@@ -604,24 +615,68 @@ class Gradebook:
         """Everyone who has saved a score, sorted."""
         return [row[0] for row in self._read("SELECT DISTINCT reviewer FROM scores ORDER BY reviewer")]
 
-    def merge(
-        self, submissions: Sequence[tuple[str, str, str, str]], entries: Sequence[ScoreEntry]
-    ) -> tuple[int, int, int]:
-        """Add missing (takehome, name, digest, origin) submissions, numbered here, and score entries with a new uid.
+    # -- the calibration meeting's records ---------------------------------
 
-        One transaction; returns (submissions added, entries added, entries already present).
+    def add_resolution(
+        self, takehome: str, name: str, line_id: str, value: str, reason: str, resolved_by: str
+    ) -> Resolution:
+        """Append the agreed value of one line of one submission (a reason and who resolved it are required)."""
+        line_id, value, reason, resolved_by = _required(
+            {"line": line_id, "value": value, "reason": reason, "who resolved it": resolved_by}
+        )
+        record = Resolution(uuid.uuid4().hex, takehome, name, line_id, value, reason, resolved_by, utc_now())
+        self._append(record)
+        return record
+
+    def add_decision(self, takehome: str, name: str, decision: str, reason: str, decided_by: str) -> Decision:
+        """Append the decision for one candidate (a reason and who decided are required)."""
+        decision, reason, decided_by = _required({"decision": decision, "reason": reason, "who decided": decided_by})
+        record = Decision(uuid.uuid4().hex, takehome, name, decision, reason, decided_by, utc_now())
+        self._append(record)
+        return record
+
+    def _append(self, record: Resolution | Decision) -> None:
+        def work(conn: sqlite3.Connection) -> None:
+            if not meeting.insert(conn, record):
+                raise ScoreRejected(f"no {record.takehome} submission {record.submission!r} in {self.path}")
+
+        self._write(work)
+
+    def resolutions(self, takehome: str | None = None, name: str | None = None) -> list[Resolution]:
+        """Every resolution (of a take-home, of a submission), oldest first, superseded ones included."""
+        conn = self._connection()
+        return self._retry(lambda: meeting.read_resolutions(conn, takehome, name))
+
+    def decisions(self, takehome: str | None = None, name: str | None = None) -> list[Decision]:
+        """Every decision (of a take-home, of a submission), oldest first, superseded ones included."""
+        conn = self._connection()
+        return self._retry(lambda: meeting.read_decisions(conn, takehome, name))
+
+    def merge(
+        self,
+        submissions: Sequence[tuple[str, str, str, str]],
+        entries: Sequence[ScoreEntry],
+        records: Sequence[Resolution | Decision] = (),
+    ) -> tuple[int, int, int]:
+        """Add missing (takehome, name, digest, origin) submissions, numbered here, and score entries and
+        meeting records (resolutions, decisions) with a new uid.
+
+        One transaction; returns (submissions added, entries and records added, those already present).
         """
         sql = _INSERT_SUBMISSION.format(on_conflict="NOTHING")
 
         def work(conn: sqlite3.Connection) -> tuple[int, int, int]:
             new_submissions = added = 0
-            wanted = list(submissions) + [(e.takehome, e.submission, "", IMPORTED_ORIGIN) for e in entries]
+            named = [*entries, *records]
+            wanted = list(submissions) + [(e.takehome, e.submission, "", IMPORTED_ORIGIN) for e in named]
             for takehome, name, digest, origin in wanted:
                 cursor = conn.execute(sql, (takehome, name, digest, origin, takehome, utc_now()))
                 new_submissions += cursor.rowcount
             for entry in entries:
                 added += _insert_score(conn, entry)
-            return new_submissions, added, len(entries) - added
+            for record in records:
+                added += meeting.insert(conn, record)
+            return new_submissions, added, len(named) - added
 
         return self._write(work)
 
@@ -632,6 +687,7 @@ class Gradebook:
         """
         row = self.submission(takehome, name)
         entries = self.scores(takehome, name)
+        records: list[Resolution | Decision] = [*self.resolutions(takehome, name), *self.decisions(takehome, name)]
         with tempfile.TemporaryDirectory(prefix="gradelib-excerpt-") as folder:
             path = Path(folder) / "gradebook.sqlite"
             with Gradebook(path) as copy:
@@ -644,6 +700,8 @@ class Gradebook:
                         )
                     for entry in entries:
                         _insert_score(conn, entry)
+                    for record in records:
+                        meeting.insert(conn, record)
 
                 copy._write(work)
                 copy._retry(lambda: copy._connection().execute("PRAGMA journal_mode = DELETE").fetchone())

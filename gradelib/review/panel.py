@@ -17,7 +17,9 @@ from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, utc_now
 from gradelib.intake import ingest
 from gradelib.result import LineResult
 from gradelib.review import labhooks
+from gradelib.review.clarifications import Clarification, load_clarifications
 from gradelib.review.rubric import Rubric, default_rubric, load_rubric
+from gradelib.review.rubricview import clarification_text
 from gradelib.review.scoretable import (
     ENV_REVEAL,
     FALSE_WORDS,
@@ -27,6 +29,7 @@ from gradelib.review.scoretable import (
     NOT_IN_GRADEBOOK,
     current_table,
     is_revealed,
+    meeting_records,
     score_table,
     shown_name,
 )
@@ -196,6 +199,10 @@ class ScoringPanel(widgets.VBox):
             review = review_lines(rubric, lines if lines is not None else gradebook.latest_lines(takehome, name))
             shown = shown_name(gradebook, takehome, name, reveal)
             scores = gradebook.current_scores(takehome, name)
+        try:
+            notes = load_clarifications(rubric)
+        except RubricError:
+            notes = {}  # an unreadable clarifications file never stops a reviewer scoring
         header = widgets.HTML(
             f'{STYLE}<div class="gl-card"><b>{html_visible(takehome)}: '
             f"{html_visible(clipped_text(shown, 120))}</b>, reviewer scoring."
@@ -208,7 +215,7 @@ class ScoringPanel(widgets.VBox):
             placeholder="your name",
             continuous_update=False,
         )
-        line_rows = {line.line_id: _panel_row(line) for line in review}
+        line_rows = {line.line_id: _panel_row(line, notes.get(line.line_id, ())) for line in review}
         save_button = widgets.Button(description=SAVE_LABEL, button_style="primary", icon="save")
         status_html = widgets.HTML()
         saved_html = widgets.HTML()
@@ -243,7 +250,11 @@ class ScoringPanel(widgets.VBox):
         """The saved scores as a stored report shows them: no viewer, so nobody's values."""
         with Gradebook(self._gradebook_path) as gradebook:
             scores = gradebook.current_scores(self._takehome, self._name)
-        return score_table(self._takehome, self._shown, self._review, scores, reveal=self._reveal, taken=utc_now())
+            resolutions, decision = meeting_records(gradebook, self._takehome, self._name)
+        return score_table(
+            self._takehome, self._shown, self._review, scores, reveal=self._reveal, taken=utc_now(),
+            resolutions=resolutions, decision=decision,
+        )  # fmt: skip
 
     def save(self, _button: Any = None) -> list[str]:
         """Save changed and new values; show errors next to their lines; refresh the saved table."""
@@ -283,7 +294,12 @@ class ScoringPanel(widgets.VBox):
 
     def _show_saved(self, scores: Mapping[tuple[str, str], ScoreEntry]) -> None:
         viewer = str(self.reviewer_text.value).strip()
-        table = score_table(self._takehome, self._shown, self._review, scores, viewer=viewer, reveal=self._reveal)
+        with Gradebook(self._gradebook_path) as gradebook:
+            resolutions, decision = meeting_records(gradebook, self._takehome, self._name)
+        table = score_table(
+            self._takehome, self._shown, self._review, scores, viewer=viewer, reveal=self._reveal,
+            resolutions=resolutions, decision=decision,
+        )  # fmt: skip
         self.saved_html.value = table.body
 
     def _prefill(self, scores: Mapping[tuple[str, str], Any]) -> None:
@@ -310,13 +326,22 @@ class ScoringPanel(widgets.VBox):
             self.status_html.value = _error_html(blind(f"cannot load saved scores: {exc}", self._name, self._shown))
 
 
-def _panel_row(line: ReviewLine) -> PanelRow:
+def _notes_html(notes: Sequence[Clarification]) -> str:
+    """A line's clarifications from calibration meetings, as the panel shows them under its heading."""
+    if not notes:
+        return ""
+    items = "".join(f"<li>{html_visible(clipped_text(clarification_text(n), 600))}</li>" for n in notes)
+    return f'<div class="gl-clarified"><small><b>Clarified by a calibration meeting</b><ul>{items}</ul></small></div>'
+
+
+def _panel_row(line: ReviewLine, notes: Sequence[Clarification] = ()) -> PanelRow:
     kit = html_visible(line.kit_value) if line.kit_value is not None else NO_CHOICE
     flag = f' &nbsp;<span style="color:{NEEDS_YOU_COLOUR}"><b>{html_visible(FOR_A_REVIEWER)}</b></span>'
     marker = flag if line.needs_human else ""
     message = f"<br><small>{html_visible(clipped_text(line.kit_message))}</small>" if line.kit_message else ""
     heading = widgets.HTML(
         f"<b>{html_visible(line.title)}</b> &nbsp;{badge(line.kit_outcome)} kit suggests <b>{kit}</b>{marker}{message}"
+        f"{_notes_html(notes)}"
     )
     choice = widgets.Dropdown(
         options=[(line.label(value), value) for value in line.choices],

@@ -84,7 +84,7 @@ def test_cli_export_prints_the_path_and_import_reads_it(
     assert cli.main(["export", str(target), "--reviewer", "ben", "--gradebook", str(lead)]) == 0
     assert capsys.readouterr().out.strip() == str(target)
     assert cli.main(["import", str(target), "--gradebook", str(lead)]) == 0
-    assert "imported 0 score entries (1 already present)" in capsys.readouterr().out
+    assert "imported 0 entries (1 already present)" in capsys.readouterr().out
     assert cli.main(["export", str(tmp_path / "x.txt"), "--gradebook", str(lead)]) == 2
     assert "use .json or .csv" in capsys.readouterr().err
     assert cli.main(["export", str(tmp_path / "all.json"), "--all", "--gradebook", str(lead)]) == 0

@@ -1,0 +1,171 @@
+"""The lead's meeting panel in the summary notebook (ipywidgets): resolve a line, clarify the rubric, decide.
+
+It writes what `gradelib resolve`, `gradelib clarify` and `gradelib decide` write, checked the
+same way, and says what it kept; re-running the summary shows the cohort table with it.
+Headless (papermill, `gradelib summary`) it is a short note: a report records nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import ipywidgets as widgets
+
+from gradelib.cohort import meeting
+from gradelib.cohort.agenda import agenda
+from gradelib.cohort.table import Cohort, is_refused
+from gradelib.display.render import STYLE, Html
+from gradelib.display.safetext import clipped_text, html_visible
+from gradelib.errors import GradelibError
+from gradelib.gradebook import Gradebook
+from gradelib.review.panel import is_headless
+
+HEADLESS_NOTE = (
+    "The meeting panel records resolutions and decisions when this notebook is open in JupyterLab"
+    " (or use gradelib resolve, gradelib clarify and gradelib decide); a report records nothing."
+)
+RERUN_NOTE = "re-run the summary to see the cohort table with it"
+ERROR_COLOUR = "#cf222e"
+OK_COLOUR = "#1a7f37"
+
+
+def meeting_panel(
+    cohort: Cohort,
+    *,
+    by: str | None = None,
+    rubrics: Mapping[str, str | Path] | None = None,
+    headless: bool | None = None,
+) -> Any:
+    """The meeting panel over a loaded cohort; headless, a note. `rubrics`: take-home -> rubric file to clarify."""
+    if is_headless(headless):
+        return Html(f'{STYLE}<div class="gl-card"><i>{html_visible(HEADLESS_NOTE)}</i></div>', HEADLESS_NOTE)
+    return MeetingPanel(cohort, by=by, rubrics=rubrics)
+
+
+def _submission_label(takehome: str, label: str, name: str) -> str:
+    return f"{takehome} {label} ({clipped_text(name, 60)})"
+
+
+class MeetingPanel(widgets.VBox):
+    """Who records; an agenda item (or any line) to resolve with a value and a reason; a decision per candidate."""
+
+    def __init__(
+        self, cohort: Cohort, *, by: str | None = None, rubrics: Mapping[str, str | Path] | None = None
+    ) -> None:
+        self._cohort, self._rubrics = cohort, dict(rubrics or {})
+        graded = [e for e in cohort.entries if not is_refused(e)]
+        keys = [(e.submission.takehome, e.submission.blind_label) for e in graded]
+        names = {(e.submission.takehome, e.submission.blind_label): e.submission.name for e in graded}
+        choices = [(_submission_label(t, label, names[(t, label)]), (t, label)) for t, label in keys]
+        items = agenda(cohort)
+        agenda_choices = [("(pick a line below)", None)] + [
+            (f"{i.takehome} {i.label} · {i.title}: " + ", ".join(f"{r.reviewer} {r.value}" for r in i.ratings), i)
+            for i in items
+        ]
+        self.by = widgets.Text(
+            value=(by if by is not None else os.environ.get("GRADELIB_REVIEWER", "")).strip(),
+            description="Lead",
+            placeholder="who records it",
+        )
+        wide = widgets.Layout(width="48em")
+        self.item = widgets.Dropdown(options=agenda_choices, value=None, description="Agenda", layout=wide)
+        self.submission = widgets.Dropdown(options=choices, value=None, description="Submission", layout=wide)
+        self.line = widgets.Dropdown(options=[], description="Line", layout=wide)
+        self.value = widgets.Combobox(options=[], description="Agreed", placeholder="a tier, or points")
+        self.why = widgets.Textarea(placeholder="why the meeting agreed this", rows=2, layout=wide)
+        self.clarify = widgets.Checkbox(value=False, description="also add it to the rubric as a clarification")
+        self.resolve_button = widgets.Button(description="Resolve", button_style="primary", icon="check")
+        self.decide_submission = widgets.Dropdown(options=choices, value=None, description="Candidate", layout=wide)
+        self.decision = widgets.Dropdown(options=meeting.decision_choices(), value=None, description="Decision")
+        self.decide_why = widgets.Textarea(placeholder="the reason for the decision", rows=2, layout=wide)
+        self.decide_button = widgets.Button(description="Decide", button_style="primary", icon="gavel")
+        self.status = widgets.HTML()
+        super().__init__(
+            children=[
+                self.by,
+                widgets.HTML("<b>Resolve a line</b> (the agreed value replaces the reviewers' mean)"),
+                self.item,
+                self.submission,
+                self.line,
+                self.value,
+                self.why,
+                self.clarify,
+                self.resolve_button,
+                widgets.HTML("<b>Decide</b>"),
+                self.decide_submission,
+                self.decision,
+                self.decide_why,
+                self.decide_button,
+                self.status,
+            ]
+        )
+        self.item.observe(self._item_picked, names="value")
+        self.submission.observe(self._submission_picked, names="value")
+        self.line.observe(self._line_picked, names="value")
+        self.resolve_button.on_click(self.resolve)
+        self.decide_button.on_click(self.decide)
+
+    def _item_picked(self, change: Any) -> None:
+        item = change["new"]
+        if item is not None:
+            self.submission.value = (item.takehome, item.label)
+            self.line.value = item.line_id
+
+    def _submission_picked(self, change: Any) -> None:
+        picked = change["new"]
+        lines = self._cohort.rubric_lines.get(picked[0], ()) if picked else ()
+        self.line.options = [(line.title, line.id) for line in lines]
+        self.line.value = None
+
+    def _line_picked(self, change: Any) -> None:
+        picked = self.submission.value
+        line = next((x for x in self._cohort.rubric_lines.get(picked[0], ()) if x.id == change["new"]), None)
+        self.value.options = list(line.tiers) if line is not None else []
+        self.value.value = ""
+
+    def _say(self, message: str, ok: bool) -> None:
+        colour = OK_COLOUR if ok else ERROR_COLOUR
+        self.status.value = f'<span style="color:{colour}">{html_visible(clipped_text(message, 600))}</span>'
+
+    def resolve(self, _button: Any = None) -> str:
+        """Record the resolution (and the clarification when ticked); returns what the panel says."""
+        if self.submission.value is None or self.line.value is None:
+            self._say("pick a submission and a line first", ok=False)
+            return str(self.status.value)
+        takehome, label = self.submission.value
+        try:
+            rubric = meeting.rubric_for(takehome, self._rubrics.get(takehome))
+            with Gradebook(self._cohort.gradebook) as book:
+                record = meeting.resolve(
+                    book, takehome, label, self.line.value, str(self.value.value), str(self.why.value),
+                    str(self.by.value), rubric=rubric,
+                )  # fmt: skip
+                said = f"{takehome} {label} {record.line_id}: resolved as {record.value}"
+                if self.clarify.value:
+                    done = meeting.clarify(book, takehome, label, record.line_id, rubric=rubric)
+                    said += f"; clarification {'added to' if done.added else 'already in'} {done.path}"
+        except (GradelibError, OSError) as exc:
+            self._say(f"not recorded: {exc}", ok=False)
+            return str(self.status.value)
+        self._say(f"{said}; {RERUN_NOTE}", ok=True)
+        return str(self.status.value)
+
+    def decide(self, _button: Any = None) -> str:
+        """Record the decision for the chosen candidate; returns what the panel says."""
+        if self.decide_submission.value is None or self.decision.value is None:
+            self._say("pick a candidate and a decision first", ok=False)
+            return str(self.status.value)
+        takehome, label = self.decide_submission.value
+        try:
+            with Gradebook(self._cohort.gradebook) as book:
+                record = meeting.decide(
+                    book, takehome, label, str(self.decision.value), str(self.decide_why.value), str(self.by.value)
+                )
+        except (GradelibError, OSError) as exc:
+            self._say(f"not recorded: {exc}", ok=False)
+            return str(self.status.value)
+        self._say(f"{takehome} {label}: {record.decision}; {RERUN_NOTE}", ok=True)
+        return str(self.status.value)
