@@ -41,8 +41,12 @@ def meeting_panel(
 ) -> Any:
     """The meeting panel over a loaded cohort; headless, a note. `rubrics`: take-home -> rubric file to clarify."""
     if is_headless(headless):
-        return Html(f'{STYLE}<div class="gl-card"><i>{html_visible(HEADLESS_NOTE)}</i></div>', HEADLESS_NOTE)
+        return _note()
     return MeetingPanel(cohort, by=by, rubrics=rubrics)
+
+
+def _note() -> Html:
+    return Html(f'{STYLE}<div class="gl-card"><i>{html_visible(HEADLESS_NOTE)}</i></div>', HEADLESS_NOTE)
 
 
 def _submission_label(takehome: str, label: str, name: str) -> str:
@@ -107,6 +111,12 @@ class MeetingPanel(widgets.VBox):
         self.line.observe(self._line_picked, names="value")
         self.resolve_button.on_click(self.resolve)
         self.decide_button.on_click(self.decide)
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The widget, plus the headless note: what a saved notebook shows once the live panel is gone."""
+        data: dict[str, Any] = dict(super()._repr_mimebundle_(**kwargs) or {})
+        data["text/html"] = _note().body
+        return data, {}
 
     def _item_picked(self, change: Any) -> None:
         item = change["new"]

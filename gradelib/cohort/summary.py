@@ -9,6 +9,7 @@ from gradelib.batch.execute import execute, export_html
 from gradelib.cohort.table import Filters
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH
+from gradelib.review.panel import ENV_HEADLESS
 
 SUMMARY_NOTEBOOK = Path(__file__).resolve().parent / "summary.ipynb"  # package data
 SUMMARY_NAME = "summary.ipynb"
@@ -57,7 +58,7 @@ def run_summary(
         "graded_from": filters.graded_from.isoformat() if filters.graded_from else None,
         "graded_to": filters.graded_to.isoformat() if filters.graded_to else None,
     }
-    error = execute(SUMMARY_NOTEBOOK, target, parameters)
+    error = execute(SUMMARY_NOTEBOOK, target, parameters, env={ENV_HEADLESS: "1"})  # a report records nothing
     html = export_html(target)
     if error is not None:
         raise SummaryFailed(target, error)

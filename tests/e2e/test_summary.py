@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import csv
+import json
 import re
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -17,6 +21,8 @@ from gradelib.cohort.demo import seed_demo_scores
 from gradelib.cohort.summary import run_summary
 from gradelib.cohort.table import load
 from gradelib.errors import GradelibError
+from gradelib.gradebook import Gradebook
+from gradelib.review.rubric import default_rubric
 
 pytestmark = pytest.mark.e2e
 CHART_COPIES = Path("/tmp/gradelib-charts")  # for a human to look at once
@@ -94,3 +100,69 @@ def test_charts_render_to_png(reports: Path, tmp_path: Path) -> None:
         figure.savefig(target, dpi=100)
         assert target.stat().st_size > 10_000, name
         shutil.copyfile(target, CHART_COPIES / target.name)
+
+
+def _gradelib(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real command, as a lead runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "gradelib", *args], capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def test_a_calibration_meeting_runs_from_the_commands_and_the_summary(reports: Path, tmp_path: Path) -> None:
+    """Three reviewers' conflicting scores on a graded cohort: agenda, resolve, clarify, decide, export, import."""
+    folder = tmp_path / "reports"
+    shutil.copytree(reports, folder)
+    book = ["--gradebook", str(folder / "gradebook.sqlite")]
+    listed = _gradelib("agenda", "--json", *book)
+    assert listed.returncode == 0, listed.stderr
+    items = json.loads(listed.stdout)
+    assert items and all(len({r["value"] for r in item["reviewers"]}) > 1 for item in items)
+    assert all(item["name"] is None for item in items)  # blind unless --reveal
+    item = next(i for i in items if i["takehome"] == "payments")
+    agreed = item["reviewers"][-1]["value"]  # the strictest reviewer's tier
+    done = _gradelib(
+        "resolve", "payments", item["submission"], item["line"], agreed, "--why", "the meeting read the note again",
+        "--by", "lead", *book,
+    )  # fmt: skip
+    assert done.returncode == 0 and f"resolved as {agreed} by lead" in done.stdout, done.stderr
+    rubric = tmp_path / "rubric" / "rubric.toml"
+    rubric.parent.mkdir()
+    shutil.copyfile(default_rubric("payments").source, rubric)
+    clarified = _gradelib("clarify", "payments", item["submission"], item["line"], "--rubric", str(rubric), *book)
+    assert clarified.returncode == 0 and (rubric.parent / "clarifications.toml").is_file(), clarified.stderr
+    shown = _gradelib("rubric", "payments", "--rubric", str(rubric))
+    assert f"clarified, {agreed}: the meeting read the note again" in shown.stdout
+    for label, decision in (("1", "advance"), ("2", "hold")):
+        decided = _gradelib("decide", "payments", label, decision, "--why", f"{decision} after the debrief", *book)
+        assert decided.returncode == 2 and "say who records it" in decided.stderr  # nobody named
+        decided = _gradelib("decide", "payments", label, decision, "--why", f"{decision} after the debrief",
+                            "--by", "lead", *book)  # fmt: skip
+        assert decided.returncode == 0, decided.stderr
+    again = json.loads(_gradelib("agenda", "--json", *book).stdout)
+    assert (item["submission"], item["line"]) not in {(i["submission"], i["line"]) for i in again}
+
+    decisions_csv = tmp_path / "decisions.csv"
+    assert _gradelib("export", str(decisions_csv), "--decisions", *book).returncode == 0
+    text = decisions_csv.read_text(encoding="utf-8")
+    assert "advance after the debrief" in text and not any(name in text for name in COHORT["payments"])
+    whole = tmp_path / "all.json"
+    assert _gradelib("export", str(whole), "--all", *book).returncode == 0
+    other = tmp_path / "other.sqlite"
+    Gradebook(other).close()
+    first = _gradelib("import", str(whole), "--gradebook", str(other))
+    second = _gradelib("import", str(whole), "--gradebook", str(other))
+    assert first.returncode == 0 and "imported 0 entries" in second.stdout, (first.stdout, second.stdout)
+    with Gradebook(other) as copy:
+        assert [r.value for r in copy.resolutions()] == [agreed]
+        assert sorted(d.decision for d in copy.decisions()) == ["advance", "hold"]
+
+    html = run_summary(folder).read_text(encoding="utf-8")
+    assert [o for o in _outputs(folder / "summary.ipynb") if o.output_type == "error"] == []
+    for needle in ("\u2713 resolved", "Did the meeting help", "1 line(s) resolved", "advance after the debrief",
+                   "the meeting read the note again", "records nothing"):  # fmt: skip
+        assert needle in html, needle
+    rows = list(csv.DictReader((folder / "summary.csv").read_text(encoding="utf-8").splitlines()))
+    resolved = [r for r in rows if r["takehome"] == "payments" and r["submission"] == item["submission"]]
+    assert resolved[0][f"{item['line']}_source"] == "resolved"
+    assert {r["decision"] for r in rows if r["takehome"] == "payments"} == {"advance", "hold"}
