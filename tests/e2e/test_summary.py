@@ -159,7 +159,8 @@ def test_a_calibration_meeting_runs_from_the_commands_and_the_summary(reports: P
 
     html = run_summary(folder).read_text(encoding="utf-8")
     assert [o for o in _outputs(folder / "summary.ipynb") if o.output_type == "error"] == []
-    for needle in ("\u2713 resolved", "Did the meeting help", "1 line(s) resolved", "advance after the debrief",
+    assert re.search(rf">\d+(\.\d+)? \({agreed}\) \u2713 resolved</td>", html)  # the cell, not the caption
+    for needle in ("Did the meeting help", "1 line(s) resolved", "advance after the debrief",
                    "the meeting read the note again", "records nothing"):  # fmt: skip
         assert needle in html, needle
     rows = list(csv.DictReader((folder / "summary.csv").read_text(encoding="utf-8").splitlines()))
