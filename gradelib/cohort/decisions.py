@@ -11,10 +11,12 @@ from gradelib.cohort.agreement import note
 from gradelib.cohort.table import Cohort, is_refused
 from gradelib.cohort.view import defuse
 from gradelib.display.render import STYLE, Html, table_html
+from gradelib.display.safetext import html_visible
 from gradelib.gradebook.exchange import atomic_file, csv_cell
 
 COLUMNS = ("takehome", "submission", "name", "total", "max_total", "decision", "reason", "decided_by", "decided_at")
 UNDECIDED = ""
+CSV_NAME = "decisions.csv"
 
 
 def decision_rows(cohort: Cohort, *, reveal: bool = False) -> list[dict[str, Any]]:
@@ -69,3 +71,13 @@ def export_decisions(cohort: Cohort, path: Path, *, reveal: bool = False) -> Pat
         for row in rows:
             writer.writerow({column: defuse(csv_cell(row.get(column))) for column in columns})
     return Path(path)
+
+
+def export_note(cohort: Cohort) -> Html:
+    """Write the decisions table (blind) as decisions.csv into the reports folder and link to it."""
+    path = export_decisions(cohort, cohort.reports_dir / CSV_NAME)
+    return Html(
+        f'{STYLE}<div class="gl-card">Decisions written to <a href="{html_visible(path.name)}">'
+        f"<code>{html_visible(path)}</code></a> (blind: labels, no names), for the hiring system.</div>",
+        str(path),
+    )

@@ -167,3 +167,4 @@ def test_a_calibration_meeting_runs_from_the_commands_and_the_summary(reports: P
     resolved = [r for r in rows if r["takehome"] == "payments" and r["submission"] == item["submission"]]
     assert resolved[0][f"{item['line']}_source"] == "resolved"
     assert {r["decision"] for r in rows if r["takehome"] == "payments"} == {"advance", "hold"}
+    assert "advance after the debrief" in (folder / "decisions.csv").read_text(encoding="utf-8")  # from the notebook

@@ -169,6 +169,8 @@ def test_decisions_wording_table_and_export(book_path: Path, tmp_path: Path, mon
     named = {r["name"]: r for r in csv.DictReader(revealed.read_text(encoding="utf-8").splitlines())}
     assert named["carol"]["decided_by"] == "lead" and named["carol"]["decided_at"]
     assert "carol" in decisions.decisions_view(cohort).body
+    written = Path(decisions.export_note(cohort).text)
+    assert written == cohort.reports_dir / "decisions.csv" and "carol" not in written.read_text(encoding="utf-8")
 
 
 def test_export_all_and_import_carry_the_meeting_once(book_path: Path, tmp_path: Path) -> None:
