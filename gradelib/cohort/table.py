@@ -208,13 +208,15 @@ def load(
     with Gradebook(path) as book, book.snapshot():
         anchors = {row.id for row in book.anchors()}
         reviewers = tuple(book.reviewers())
+        graded_runs, latest_runs = book.latest_runs(graded_only=True), book.latest_runs()
+        lines_by, scores_by = book.latest_lines_by_submission(), book.current_scores_by_submission()
         for row in book.submissions():
             # A submission refused before its take-home was known (an archive bomb) is in every selection.
             if filters.takehome not in (None, row.takehome) and row.takehome in takehomes.names():
                 continue
-            run = book.latest_run(row.takehome, row.name, graded_only=True) or book.latest_run(row.takehome, row.name)
-            lines = {line.line_id: line for line in book.lines(run.id)} if run and run.status == "graded" else {}
-            scores = book.current_scores(row.takehome, row.name)
+            run = graded_runs.get(row.id) or latest_runs.get(row.id)
+            lines = {line.line_id: line for line in lines_by.get(row.id, [])} if run and run.status == "graded" else {}
+            scores = scores_by.get(row.id, {})
             entry = Entry(row, run, lines, scores, _report_link(run, row.takehome, reports), row.id in anchors)
             if filters.graded_in_range(entry.graded) and (
                 filters.reviewer is None or any(who == filters.reviewer for _, who in scores)
