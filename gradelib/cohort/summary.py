@@ -57,7 +57,8 @@ def run_summary(
         "graded_from": filters.graded_from.isoformat() if filters.graded_from else None,
         "graded_to": filters.graded_to.isoformat() if filters.graded_to else None,
     }
-    error = execute(SUMMARY_NOTEBOOK, target, parameters)
+    # One notebook: a fresh kernel starts sooner than a fork server that first imports every take-home.
+    error = execute(SUMMARY_NOTEBOOK, target, parameters, fork=False)
     html = export_html(target)
     if error is not None:
         raise SummaryFailed(target, error)
