@@ -141,6 +141,9 @@ def execute(
     Batch-only parameters given (`save`, `rerun`) are then set back in the executed notebook,
     so a reviewer's Run All shows its stored results.
     """
+    from gradelib.imports import without_iri_grammars
+
+    without_iri_grammars()
     import papermill  # slow to import; only the workers need it
 
     from gradelib.batch import engine
