@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import json
 import os
 import sys
@@ -315,6 +317,8 @@ def _anchor(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gradelib` console script."""
+    if argv is None:  # the console script: the process ends when main returns
+        atexit.register(gc.freeze)  # its objects are not collected one by one at exit (0.4 s after nbconvert)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in _servers():
         plugin = takehomes.load(_servers()[argv[0]])
