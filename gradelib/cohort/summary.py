@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 
@@ -9,6 +10,7 @@ from gradelib.batch.execute import execute, export_html
 from gradelib.cohort.table import Filters
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH
+from gradelib.review.reportfiles import warm_exporter
 
 SUMMARY_NOTEBOOK = Path(__file__).resolve().parent / "summary.ipynb"  # package data
 SUMMARY_NAME = "summary.ipynb"
@@ -57,9 +59,12 @@ def run_summary(
         "graded_from": filters.graded_from.isoformat() if filters.graded_from else None,
         "graded_to": filters.graded_to.isoformat() if filters.graded_to else None,
     }
-    # One notebook: a fresh kernel starts sooner than a fork server that first imports every take-home.
-    error = execute(SUMMARY_NOTEBOOK, target, parameters, fork=False)
-    html = export_html(target)
+    # The export runs in a thread of its own, which compiles nbconvert's templates while the kernel
+    # runs; one notebook: a fresh kernel starts sooner than a fork server importing every take-home.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradelib-summary-export") as exporter:
+        exporter.submit(warm_exporter)
+        error = execute(SUMMARY_NOTEBOOK, target, parameters, fork=False)
+        html = exporter.submit(export_html, target).result()
     if error is not None:
         raise SummaryFailed(target, error)
     if html is None:

@@ -131,6 +131,12 @@ def export_html(notebook: Path) -> Path | None:
 _EXPORTERS = threading.local()
 
 
+def warm_exporter() -> None:
+    """Import nbconvert and compile this thread's HTML templates (an empty notebook's export), for a later export."""
+    nbformat = _nbformat()
+    _html_exporter().from_notebook_node(nbformat.v4.new_notebook())
+
+
 def _html_exporter() -> Any:
     """This thread's exporter: its templates are compiled once, not once per report."""
     exporter = getattr(_EXPORTERS, "html", None)
