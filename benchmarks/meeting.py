@@ -266,7 +266,8 @@ def timed(label, function):
 reportfiles.refresh_score_tables = timed("score-table refresh", reportfiles.refresh_score_tables)
 summary.execute = timed("notebook run (papermill)", summary.execute)
 summary.export_html = timed("HTML export", summary.export_html)
-code = cli.main(sys.argv[1:])
+sys.argv = ["gradelib", *sys.argv[1:]]
+code = cli.main()  # as the console script calls it
 spent["whole main()"] = time.perf_counter() - started
 print(json.dumps(spent))
 sys.exit(code)
