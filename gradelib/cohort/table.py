@@ -17,10 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-import pandas as pd
 
 from gradelib import takehomes
 from gradelib.cohort.agreement import LineKey, Rating
@@ -30,6 +28,9 @@ from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, SubmissionRow
 from gradelib.result import LineResult
 from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: `gradelib summary` only parses Filters here
+    import pandas as pd
 
 KIT_ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout, when the kit runs from one
 CSV_NAME = "summary.csv"
@@ -383,6 +384,8 @@ def cohort_table(
     entries: Sequence[Entry], rubric_lines: Mapping[str, Sequence[RubricLine]], reviewers: Sequence[str] = ()
 ) -> pd.DataFrame:
     """One row per (takehome, submission): line scores, totals, who it waits for, flags, report link; best first."""
+    import pandas as pd
+
     rows = [_row(e, rubric_lines.get(e.submission.takehome, ()), reviewers) for e in entries]
     line_ids = list(dict.fromkeys(line.id for lines in rubric_lines.values() for line in lines))
     columns = [*FIRST_COLUMNS, *line_ids, *LAST_COLUMNS, *(line_id + SOURCE_SUFFIX for line_id in line_ids)]
