@@ -131,6 +131,7 @@ def execute(
     log: Path | None = None,
     deadline: float | None = None,
     fork: bool = True,
+    shutdown: str = "graceful",
 ) -> str | None:
     """Execute `source` into `target`; the error in one line, or None when every cell ran.
 
@@ -138,6 +139,8 @@ def execute(
     failure is kept. `env` is added to the kernel's environment; its stderr goes to `log`.
     After `deadline` seconds the kernel is killed. Without `fork` the kernel is a new interpreter,
     not forked from the fork server (worth it only when the server serves many kernels).
+    `shutdown` "immediate" kills the kernel once the notebook has run, instead of asking it to
+    exit (nbclient's `shutdown_kernel`).
     Batch-only parameters given (`save`, `rerun`) are then set back in the executed notebook,
     so a reviewer's Run All shows its stored results.
     """
@@ -170,6 +173,7 @@ def execute(
                 execution_timeout=CELL_TIMEOUT,
                 cwd=str(Path(target).resolve().parent),  # where a reviewer who opens the report runs it too
                 kernel_manager_class=_ipc_kernel_manager(sockets, env or {}, stderr, watch, fork),
+                shutdown_kernel=shutdown,
             )
     except papermill.PapermillExecutionError as exc:
         error: str | None = f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]
