@@ -140,10 +140,8 @@ def mix(size: int) -> list[str]:
     total = sum(counts.values())
     shares = {t: round(size * n / total) for t, n in counts.items()}
     shares[TAKEHOMES[0]] += size - sum(shares.values())
-    order = sorted(
-        ((i + 0.5) / shares[t], t) for t in TAKEHOMES for i in range(shares[t])
-    )  # each take-home spread evenly
-    return [t for _, t in order]
+    spread = sorted(((i + 0.5) / shares[t], t) for t in TAKEHOMES for i in range(shares[t]))  # each one evenly
+    return [t for _, t in spread]
 
 
 def _choice(line: ReviewLine, rng: random.Random) -> tuple[str, str]:
@@ -198,7 +196,7 @@ def gradebook_for(work: Path, size: int, seed: int) -> Path:
 
 
 def placeholders(gradebook: Path, reports: Path) -> dict[str, str]:
-    """What the commands' {placeholders} stand for: this gradebook, a reviewer, a line they disagree on."""
+    """What the commands' {placeholders} stand for: this gradebook, the late reviewer, the first replay line."""
     with Gradebook(gradebook) as book:
         row = book.submissions(TAKEHOMES[0])[0]
         line = default_rubric(row.takehome).lines[0]
