@@ -3,28 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import atexit
+import gc
 import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from gradelib import batch, takehomes
-from gradelib.batch import GradeOutcome
-from gradelib.batch.preflight import preflight
-from gradelib.cohort import agenda, decisions, demo, meeting, summary
-from gradelib.cohort import table as cohort
-from gradelib.display import render, safetext
-from gradelib.environment import InstallSettings
-from gradelib.environment.fetch import fetch
+from gradelib import takehomes
+from gradelib.cohort import meeting
+from gradelib.display import safetext
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
-from gradelib.intake import ingest
 from gradelib.review import clarifications, reportfiles, rubricview, worklist
 from gradelib.review.rubric import load_rubric
 from gradelib.takehomes import handout
+
+# Each command imports what only it needs (batch, cohort, environment...): `summary` and `queue`
+# need not pay for pandas, the batch's kernels or the sandbox before they start.
+if TYPE_CHECKING:
+    from gradelib.batch import GradeOutcome
+    from gradelib.environment import InstallSettings
 
 EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by SIGINT
 EXIT_SIGTERM = 143
@@ -47,6 +49,8 @@ def _install_options(parser: argparse.ArgumentParser) -> None:
 
 def _settings(args: argparse.Namespace) -> InstallSettings:
     """The install settings from the command line, also exported for worker processes and kernels."""
+    from gradelib.environment import InstallSettings
+
     settings = InstallSettings.from_env()
     changes: dict[str, Any] = {}
     if getattr(args, "index_url", None):
@@ -196,6 +200,9 @@ def _meeting_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _check(args: argparse.Namespace) -> int:
+    from gradelib.display import render
+    from gradelib.intake import ingest
+
     _settings(args)
     plugin = takehomes.load(args.takehome)
     rubric = load_rubric(args.rubric, takehome=args.takehome) if args.rubric else None
@@ -236,6 +243,8 @@ class _Progress:
 
 
 def _deps(args: argparse.Namespace) -> int:
+    from gradelib.environment.fetch import fetch
+
     settings = _settings(args)
     found = fetch(
         args.paths, settings, progress=lambda item: print(safetext.terminal_text(item.describe()), flush=True)
@@ -246,6 +255,9 @@ def _deps(args: argparse.Namespace) -> int:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    from gradelib import batch
+    from gradelib.batch.preflight import preflight
+
     _settings(args)
     for warning in preflight([args.takehome] if args.takehome else None):
         print(f"WARNING: {warning}", file=sys.stderr)
@@ -306,6 +318,9 @@ def _existing(path: Path) -> Path:
 
 def _export(args: argparse.Namespace) -> int:
     if args.decisions:
+        from gradelib.cohort import decisions
+        from gradelib.cohort import table as cohort
+
         if args.all or args.reviewer:
             raise GradelibError("--decisions writes the decisions table alone: drop --all and --reviewer")
         if args.dest.suffix.lower() != ".csv":
@@ -356,6 +371,9 @@ def _anchor(args: argparse.Namespace) -> int:
 
 
 def _agenda(args: argparse.Namespace) -> int:
+    from gradelib.cohort import agenda
+    from gradelib.cohort import table as cohort
+
     found = cohort.load(_existing(args.gradebook), takehome=args.takehome)
     items = agenda.agenda(found, resolved=args.resolved)
     if args.json:
@@ -416,11 +434,15 @@ _COMMANDS = {
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `gradelib` console script."""
+    if argv is None:  # the console script: the process ends when main returns
+        atexit.register(gc.freeze)  # its objects are not collected one by one at exit (0.4 s after nbconvert)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] in _servers():
         plugin = takehomes.load(_servers()[argv[0]])
         return plugin.servers[argv[0]](argv[1:])
     if argv and argv[0] == "demo":
+        from gradelib.cohort import demo
+
         return demo.main(argv[1:])
     args = _parser().parse_args(argv)
     try:
@@ -437,6 +459,8 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "grade":
             return _grade(args)
         if args.command == "summary":
+            from gradelib.cohort import summary
+
             book = args.gradebook or args.reports / DEFAULT_PATH.name
             if Path(book).is_file():
                 done = reportfiles.refresh_score_tables(Path(book), args.reports, reveal=args.reveal)

@@ -76,14 +76,17 @@ def notebook_for(takehome: str) -> Path:
     return path
 
 
-def _ipc_kernel_manager(folder: str, env: Mapping[str, str], stderr: IO[bytes] | None, watch: KernelWatch) -> type:
+def _ipc_kernel_manager(
+    folder: str, env: Mapping[str, str], stderr: IO[bytes] | None, watch: KernelWatch, fork: bool = True
+) -> type:
     """An asynchronous kernel manager on IPC transport: no TCP port, no "running over TCP" warning.
 
     The kernel gets `env` on top of this process's environment and writes its stderr to
     `stderr`: per kernel, so gradings side by side in one process's threads never mix. Its
-    pid goes to `watch`. Asynchronous, not jupyter_client's blocking manager: with blocking
-    channels nbclient's wait for output holds its event loop, so neither its check that the
-    kernel lives nor its cell timeout ever runs, and a dead or stopped kernel hangs the batch.
+    pid goes to `watch`. With `fork` (and forking enabled) it is forked from the fork server.
+    Asynchronous, not jupyter_client's blocking manager: with blocking channels nbclient's
+    wait for output holds its event loop, so neither its check that the kernel lives nor its
+    cell timeout ever runs, and a dead or stopped kernel hangs the batch.
     """
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
@@ -92,7 +95,7 @@ def _ipc_kernel_manager(folder: str, env: Mapping[str, str], stderr: IO[bytes] |
 
     class IpcKernelManager(AsyncKernelManager):
         async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
-            if self.provisioner is None and kernelfork.enabled():
+            if self.provisioner is None and fork and kernelfork.enabled():
                 self.kernel_id = self.kernel_id or kw.pop("kernel_id", None) or str(uuid.uuid4())
                 self.provisioner = kernelfork.ForkProvisioner(
                     kernel_id=self.kernel_id, kernel_spec=self.kernel_spec, parent=self
@@ -127,15 +130,23 @@ def execute(
     env: Mapping[str, str] | None = None,
     log: Path | None = None,
     deadline: float | None = None,
+    fork: bool = True,
+    shutdown: str = "graceful",
 ) -> str | None:
     """Execute `source` into `target`; the error in one line, or None when every cell ran.
 
     papermill saves the notebook even when a cell fails, so the evidence up to the
     failure is kept. `env` is added to the kernel's environment; its stderr goes to `log`.
-    After `deadline` seconds the kernel is killed. Batch-only parameters given (`save`,
-    `rerun`) are then set back in the executed notebook, so a reviewer's Run All shows its
-    stored results.
+    After `deadline` seconds the kernel is killed. Without `fork` the kernel is a new interpreter,
+    not forked from the fork server (worth it only when the server serves many kernels).
+    `shutdown` "immediate" kills the kernel once the notebook has run, instead of asking it to
+    exit (nbclient's `shutdown_kernel`).
+    Batch-only parameters given (`save`, `rerun`) are then set back in the executed notebook,
+    so a reviewer's Run All shows its stored results.
     """
+    from gradelib.imports import without_iri_grammars
+
+    without_iri_grammars()
     import papermill  # slow to import; only the workers need it
 
     from gradelib.batch import engine
@@ -161,7 +172,8 @@ def execute(
                 log_output=False,
                 execution_timeout=CELL_TIMEOUT,
                 cwd=str(Path(target).resolve().parent),  # where a reviewer who opens the report runs it too
-                kernel_manager_class=_ipc_kernel_manager(sockets, env or {}, stderr, watch),
+                kernel_manager_class=_ipc_kernel_manager(sockets, env or {}, stderr, watch, fork),
+                shutdown_kernel=shutdown,
             )
     except papermill.PapermillExecutionError as exc:
         error: str | None = f"cell {exc.cell_index} raised {exc.ename}: {exc.evalue}"[:500]

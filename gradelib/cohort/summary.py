@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 
@@ -9,7 +10,8 @@ from gradelib.batch.execute import execute, export_html
 from gradelib.cohort.table import Filters
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH
-from gradelib.review.panel import ENV_HEADLESS
+from gradelib.review.reportfiles import warm_exporter
+from gradelib.review.scoretable import ENV_HEADLESS
 
 SUMMARY_NOTEBOOK = Path(__file__).resolve().parent / "summary.ipynb"  # package data
 SUMMARY_NAME = "summary.ipynb"
@@ -58,8 +60,15 @@ def run_summary(
         "graded_from": filters.graded_from.isoformat() if filters.graded_from else None,
         "graded_to": filters.graded_to.isoformat() if filters.graded_to else None,
     }
-    error = execute(SUMMARY_NOTEBOOK, target, parameters, env={ENV_HEADLESS: "1"})  # a report records nothing
-    html = export_html(target)
+    # The export runs in a thread of its own, which compiles nbconvert's templates while the kernel
+    # runs. One notebook: a fresh kernel starts sooner than a fork server importing every take-home,
+    # and once every cell has run it holds nothing to save, so it is killed, not asked to exit (0.5 s).
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradelib-summary-export") as exporter:
+        exporter.submit(warm_exporter)
+        error = execute(
+            SUMMARY_NOTEBOOK, target, parameters, env={ENV_HEADLESS: "1"}, fork=False, shutdown="immediate"
+        )  # headless: a report records nothing
+        html = exporter.submit(export_html, target).result()
     if error is not None:
         raise SummaryFailed(target, error)
     if html is None:

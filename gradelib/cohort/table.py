@@ -18,10 +18,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
-
-import pandas as pd
 
 from gradelib import takehomes
 from gradelib.cohort.agreement import LineKey, Rating
@@ -32,6 +30,9 @@ from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, Subm
 from gradelib.gradebook.meeting import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
 from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
+
+if TYPE_CHECKING:  # pandas is imported where a table is built: `gradelib summary` only parses Filters here
+    import pandas as pd
 
 KIT_ROOT = Path(__file__).resolve().parent.parent.parent  # the checkout, when the kit runs from one
 CSV_NAME = "summary.csv"
@@ -217,13 +218,15 @@ def load(
         for (t, n, line_id), record in latest_resolutions(book.resolutions()).items():
             resolved.setdefault((t, n), {})[line_id] = record
         decided = latest_decisions(book.decisions())
+        graded_runs, latest_runs = book.latest_runs(graded_only=True), book.latest_runs()
+        lines_by, scores_by = book.latest_lines_by_submission(), book.current_scores_by_submission()
         for row in book.submissions():
             # A submission refused before its take-home was known (an archive bomb) is in every selection.
             if filters.takehome not in (None, row.takehome) and row.takehome in takehomes.names():
                 continue
-            run = book.latest_run(row.takehome, row.name, graded_only=True) or book.latest_run(row.takehome, row.name)
-            lines = {line.line_id: line for line in book.lines(run.id)} if run and run.status == "graded" else {}
-            scores = book.current_scores(row.takehome, row.name)
+            run = graded_runs.get(row.id) or latest_runs.get(row.id)
+            lines = {line.line_id: line for line in lines_by.get(row.id, [])} if run and run.status == "graded" else {}
+            scores = scores_by.get(row.id, {})
             entry = Entry(
                 row,
                 run,
@@ -405,6 +408,8 @@ def cohort_table(
     entries: Sequence[Entry], rubric_lines: Mapping[str, Sequence[RubricLine]], reviewers: Sequence[str] = ()
 ) -> pd.DataFrame:
     """One row per (takehome, submission): line scores, totals, who it waits for, flags, report link; best first."""
+    import pandas as pd
+
     rows = [_row(e, rubric_lines.get(e.submission.takehome, ()), reviewers) for e in entries]
     line_ids = list(dict.fromkeys(line.id for lines in rubric_lines.values() for line in lines))
     columns = [*FIRST_COLUMNS, *line_ids, *LAST_COLUMNS, *(line_id + SOURCE_SUFFIX for line_id in line_ids)]

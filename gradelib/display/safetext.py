@@ -94,11 +94,21 @@ def clipped_text(text: object, max_chars: int = MAX_LINE_CHARS) -> str:
     return cleaned if len(cleaned) <= max_chars else cleaned[:max_chars] + "..."
 
 
+_PLAIN = frozenset({int, float, bool, type(None)})  # nothing to repair inside
+
+
 def valid_utf8(value: Any) -> Any:
     """The same data with every string valid UTF-8 (undecodable bytes become U+FFFD)."""
+    # Exact types first: reading a gradebook repairs every line's evidence, some 100 values each,
+    # and an ASCII string (most of them) has no surrogate to replace.
+    kind = type(value)
+    if kind in _PLAIN or (kind is str and value.isascii()):
+        return value
+    if kind is list or kind is tuple:
+        return [valid_utf8(v) for v in value]
     if isinstance(value, str):
         return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    if isinstance(value, Mapping):
+    if kind is dict or isinstance(value, Mapping):
         return {valid_utf8(k): valid_utf8(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [valid_utf8(v) for v in value]
@@ -107,7 +117,11 @@ def valid_utf8(value: Any) -> Any:
 
 def one_line(text: str, limit: int = 600) -> str:
     """Text as one printable line: tab, CR, newline as spaces, other non-printables "?", bad bytes U+FFFD."""
-    flat = "".join(ch if ch.isprintable() else " " if ch in "\n\r\t" else "?" for ch in valid_utf8(text))
+    repaired = valid_utf8(text)
+    if isinstance(repaired, str) and repaired.isprintable():  # most messages: nothing to replace
+        flat = repaired
+    else:
+        flat = "".join(ch if ch.isprintable() else " " if ch in "\n\r\t" else "?" for ch in repaired)
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 

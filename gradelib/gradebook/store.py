@@ -706,3 +706,49 @@ class Gradebook:
                 copy._write(work)
                 copy._retry(lambda: copy._connection().execute("PRAGMA journal_mode = DELETE").fetchone())
             return path.read_bytes()
+
+    # -- bulk reads: one query for every submission ----------------------
+    # What a per-submission loop over `latest_run`, `latest_lines` and `current_scores` reads, keyed
+    # by submission id: the summary and the queue read a cohort of 1,000 in three queries, not 3,000.
+
+    def latest_runs(self, *, graded_only: bool = False) -> dict[int, RunRow]:
+        """Submission id -> its most recent run (only "graded" ones when asked): `latest_run` of every submission."""
+        rows = self._read(
+            f"SELECT {_RUN_COLUMNS} FROM runs WHERE runs.id IN"
+            " (SELECT MAX(id) FROM runs WHERE ? = 0 OR status = 'graded' GROUP BY submission_id)"
+            " ORDER BY runs.submission_id",
+            (int(graded_only),),
+        )
+        return {run.submission_id: run for run in map(_run, rows)}
+
+    def latest_lines_by_submission(self, *, evidence: bool = True) -> dict[int, list[LineResult]]:
+        """Submission id -> the line results of its latest graded run (`latest_lines`); absent when it has none.
+
+        Without `evidence` each result's evidence is left empty: reading (and repairing) every line's
+        evidence is most of the time, and a queue needs only outcomes, points and tiers.
+        """
+        columns = [
+            f"lines.{c}" if evidence or c != "evidence" else "'{}' AS evidence" for c in _LINE_COLUMNS.split(", ")
+        ]
+        rows = self._read(
+            f"SELECT runs.submission_id, {', '.join(columns)}"
+            " FROM lines JOIN runs ON runs.id = lines.run_id WHERE lines.run_id IN"
+            " (SELECT MAX(id) FROM runs WHERE status = 'graded' GROUP BY submission_id)"
+            " ORDER BY lines.run_id, lines.position"
+        )
+        found: dict[int, list[LineResult]] = {}
+        for row in rows:
+            found.setdefault(row["submission_id"], []).append(_line(row))
+        return found
+
+    def current_scores_by_submission(self) -> dict[int, dict[tuple[str, str], ScoreEntry]]:
+        """Submission id -> (line_id, reviewer) -> current entry (`current_scores`); absent when it has no score."""
+        rows = self._read(
+            _SCORE_SELECT.replace("SELECT ", "SELECT sc.submission_id, ", 1)
+            + " ORDER BY sc.submission_id, sc.created_at, sc.id"
+        )
+        found: dict[int, dict[tuple[str, str], ScoreEntry]] = {}
+        for row in rows:  # oldest first within a submission, so the last one seen wins
+            entry = ScoreEntry(*tuple(row)[1:])
+            found.setdefault(row[0], {})[(entry.line_id, entry.reviewer)] = entry
+        return found

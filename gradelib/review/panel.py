@@ -21,6 +21,7 @@ from gradelib.review.clarifications import Clarification, load_clarifications
 from gradelib.review.rubric import Rubric, default_rubric, load_rubric
 from gradelib.review.rubricview import clarification_text
 from gradelib.review.scoretable import (
+    ENV_HEADLESS,
     ENV_REVEAL,
     FALSE_WORDS,
     NEEDS_YOU,
@@ -68,7 +69,6 @@ __all__ = [
     "scoring_panel",
 ]
 
-ENV_HEADLESS = "GRADELIB_HEADLESS"  # the batch sets it for papermill runs
 NO_GRADEBOOK = "No gradebook at {path}: grade the cohort first (gradelib grade), or pass the right path."
 NOT_GRADED = "{label} of {takehome} is not in the gradebook {path}: grade it with gradelib grade to score it here."
 SAVE_LABEL = "Save"

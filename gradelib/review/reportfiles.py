@@ -39,8 +39,18 @@ def _atomic_write(path: Path, text: str) -> None:
             os.unlink(tmp)
 
 
-def _write(notebook: Any, path: Path) -> None:
+def _nbformat() -> Any:
+    """nbformat, imported without the grammars jsonschema would compile for it (see gradelib.imports)."""
+    from gradelib.imports import without_iri_grammars
+
+    without_iri_grammars()
     import nbformat
+
+    return nbformat
+
+
+def _write(notebook: Any, path: Path) -> None:
+    nbformat = _nbformat()
 
     _atomic_write(path, nbformat.writes(notebook))
 
@@ -52,7 +62,7 @@ def prepare_for_reviewers(path: Path, values: Mapping[str, Any] = BATCH_ONLY) ->
     kernelspec becomes the installed kernel's own, so JupyterLab does not mark the
     notebook changed the moment its kernel starts.
     """
-    import nbformat
+    nbformat = _nbformat()
 
     if not path.is_file():
         return False
@@ -108,7 +118,7 @@ def _literal(text: str) -> Any:
 
 def export_html(notebook: Path) -> Path | None:
     """An HTML copy beside the notebook, readable without Jupyter: outputs and prose, no code or parameters."""
-    import nbformat
+    nbformat = _nbformat()
 
     if not notebook.exists():
         return None
@@ -119,6 +129,12 @@ def export_html(notebook: Path) -> Path | None:
 
 
 _EXPORTERS = threading.local()
+
+
+def warm_exporter() -> None:
+    """Import nbconvert and compile this thread's HTML templates (an empty notebook's export), for a later export."""
+    nbformat = _nbformat()
+    _html_exporter().from_notebook_node(nbformat.v4.new_notebook())
 
 
 def _html_exporter() -> Any:
@@ -149,7 +165,7 @@ class Refreshed:
 
 def set_score_table(path: Path, html: str, text: str) -> bool:
     """Replace the outputs of the notebook's score-table cell with a static table; whether the cell was found."""
-    import nbformat
+    nbformat = _nbformat()
 
     notebook = nbformat.read(path, as_version=4)
     cells = [c for c in notebook.cells if c.cell_type == "code" and SCORE_TABLE_TAG in c.metadata.get("tags", [])]

@@ -26,6 +26,7 @@ from gradelib.result import LineResult
 from gradelib.review.rubric import Rubric
 from gradelib.review.scoring import ReviewLine, review_lines
 
+ENV_HEADLESS = "GRADELIB_HEADLESS"  # set for papermill runs (the batch, the summary): no live widgets
 ENV_REVEAL = "GRADELIB_REVEAL"  # the lead's setting: show every reviewer's scores (and candidates' names)
 FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
 NOT_IN_GRADEBOOK = "Submission (not in the gradebook)"

@@ -6,7 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from gradelib.gradebook import Gradebook
-from gradelib.review.rubric import default_rubric
+from gradelib.review.rubric import Rubric, default_rubric
 from gradelib.review.scoring import review_lines
 
 
@@ -30,13 +30,19 @@ def queue(book: Gradebook, reviewer: str, *, takehome: str | None = None, reveal
     """Submissions whose human lines this reviewer has not scored yet; the lead's anchors come first."""
     found: list[tuple[bool, str, Pending]] = []
     anchors = {row.id for row in book.anchors(takehome)}
+    with book.snapshot():  # one state: a batch writing meanwhile cannot pair a run with another run's lines
+        graded_runs, latest_lines = book.latest_runs(graded_only=True), book.latest_lines_by_submission(evidence=False)
+        current_scores = book.current_scores_by_submission()
+    rubrics: dict[str, Rubric] = {}  # read once per take-home, not once per submission
     for row in book.submissions(takehome):
-        run = book.latest_run(row.takehome, row.name, graded_only=True)
+        run = graded_runs.get(row.id)
         if run is None:
             continue
-        lines = book.latest_lines(row.takehome, row.name)
-        human = [r.line_id for r in review_lines(default_rubric(row.takehome), lines) if r.needs_human]
-        scored = {line_id for (line_id, who) in book.current_scores(row.takehome, row.name) if who == reviewer}
+        if row.takehome not in rubrics:
+            rubrics[row.takehome] = default_rubric(row.takehome)
+        lines = latest_lines.get(row.id, [])
+        human = [r.line_id for r in review_lines(rubrics[row.takehome], lines) if r.needs_human]
+        scored = {line_id for (line_id, who) in current_scores.get(row.id, {}) if who == reviewer}
         todo = tuple(line for line in human if line not in scored)
         if todo:
             label = row.name if reveal else row.blind_label

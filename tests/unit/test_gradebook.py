@@ -9,6 +9,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -495,3 +496,44 @@ def test_snapshot_reads_one_state_while_another_process_writes(book: Gradebook) 
         other.add_score(REPLAY, "alice", "R1", "sam", "2")  # a separate connection commits meanwhile
         assert book.scores() == before
     assert len(book.scores()) == len(before) + 1
+
+
+# -- bulk reads ----------------------------------------------------------------
+
+
+def test_bulk_reads_match_the_per_submission_reads(book: Gradebook) -> None:
+    """latest_runs, latest_lines_by_submission and current_scores_by_submission read what the loops read."""
+    book.upsert_submission(PAYMENTS, "carol", "d-carol", "submissions/carol")
+    book.upsert_submission(PAYMENTS, "dan", "d-dan", "submissions/dan")  # never graded, never scored
+    graded_run(book, "alice", "d-alice")
+    graded_run(book, "alice", "d-alice-2")  # the later graded run counts
+    graded_run(book, "alice", "d-alice-3", status="error")  # ... unless only graded runs are asked for
+    graded_run(book, "bob", "d-bob", status="error")  # no graded run at all
+    carol = book.submission(PAYMENTS, "carol")
+    assert carol is not None
+    book.finish_run(book.start_run(carol.id, KIT, "d-carol"), "graded", report=make_report("carol"))
+    book.start_run(carol.id, KIT, "d-carol-2")  # still running
+    book.add_score(REPLAY, "alice", "R3", "rita", "acceptable", "ok")
+    book.add_score(REPLAY, "alice", "R3", "rita", "strong", "on second reading")
+    book.add_score(REPLAY, "alice", "R3", "sam", "weak")
+    book.add_score(REPLAY, "bob", "R1", "sam", "1", "half", kit_value="2")
+    book.add_score(PAYMENTS, "carol", "R2", "rita", "3", "", kit_value="3")
+    latest, graded = book.latest_runs(), book.latest_runs(graded_only=True)
+    lines, scores = book.latest_lines_by_submission(), book.current_scores_by_submission()
+    for row in book.submissions():
+        assert latest.get(row.id) == book.latest_run(row.takehome, row.name), row.name
+        assert graded.get(row.id) == book.latest_run(row.takehome, row.name, graded_only=True), row.name
+        assert lines.get(row.id, []) == book.latest_lines(row.takehome, row.name), row.name
+        assert scores.get(row.id, {}) == book.current_scores(row.takehome, row.name), row.name
+        assert list(scores.get(row.id, {})) == list(book.current_scores(row.takehome, row.name)), row.name
+    assert set(latest) == {row.id for row in book.submissions() if row.name != "dan"}
+    assert set(lines) == set(graded) and len(graded) == 2  # alice and carol
+    assert sorted(len(s) for s in scores.values()) == [1, 1, 2]
+    plain = book.latest_lines_by_submission(evidence=False)
+    assert {sub: [replace(line, evidence={}) for line in found] for sub, found in lines.items()} == plain
+
+
+def test_bulk_reads_of_an_empty_gradebook(tmp_path: Path) -> None:
+    with Gradebook(tmp_path / "gradebook.sqlite") as empty:
+        assert empty.latest_runs() == {} and empty.latest_runs(graded_only=True) == {}
+        assert empty.latest_lines_by_submission() == {} and empty.current_scores_by_submission() == {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import types
+
 import pytest
 
 from gradelib.display import render, safetext
@@ -121,3 +123,24 @@ def test_one_line_is_what_a_line_result_stores(text: str, expected: str) -> None
 
 def test_valid_utf8_repairs_strings_anywhere_in_the_data() -> None:
     assert safetext.valid_utf8({"k\udcff": ["v\udcfe", ("t",), 3]}) == {"k\ufffd": ["v\ufffd", ["t"], 3]}
+
+
+class _Text(str):
+    """A str subclass: repaired into a plain str like any other string."""
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        pytest.param("ascii", "ascii", id="ascii"),
+        pytest.param("café ✓", "café ✓", id="valid-non-ascii"),
+        pytest.param(_Text("sub\udcff"), "sub\ufffd", id="str-subclass"),
+        pytest.param((1, 2.5, True, None), [1, 2.5, True, None], id="plain-values-tuple-as-list"),
+        pytest.param({"a": ("x\udcff", {"b": b"raw"})}, {"a": ["x\ufffd", {"b": b"raw"}]}, id="nested"),
+        pytest.param(types.MappingProxyType({"k\udcff": 1}), {"k\ufffd": 1}, id="other-mapping"),
+    ],
+)
+def test_valid_utf8_keeps_values_and_repairs_every_kind_of_string(value: object, expected: object) -> None:
+    repaired = safetext.valid_utf8(value)
+    assert repaired == expected
+    assert type(repaired) is type(expected)
