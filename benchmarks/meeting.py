@@ -88,7 +88,7 @@ COMMANDS: tuple[Command, ...] = (
     ),
     Command(
         "decide",
-        ("decide", "{takehome}", "{label}", "hire", "--why", "agreed in the meeting", "--by", "lead")
+        ("decide", "{takehome}", "{label}", "advance", "--why", "agreed in the meeting", "--by", "lead")
         + ("--gradebook", "{gradebook}"),
         needs="decide",
         writes=True,

@@ -374,7 +374,7 @@ def _agenda(args: argparse.Namespace) -> int:
     from gradelib.cohort import agenda
     from gradelib.cohort import table as cohort
 
-    found = cohort.load(_existing(args.gradebook), takehome=args.takehome)
+    found = cohort.load(_existing(args.gradebook), takehome=args.takehome, evidence=False)
     items = agenda.agenda(found, resolved=args.resolved)
     if args.json:
         print(agenda.agenda_json(items, reveal=args.reveal))

@@ -28,6 +28,7 @@ from gradelib.review.rubric import RubricLine
 
 POINTS_SHARE = 0.25  # a points line is on the agenda when reviewers differ by a quarter of its maximum
 EVIDENCE_CHARS = 600
+SHOWN_PER_TAKEHOME = 25  # items the summary shows per take-home; `gradelib agenda` lists every one
 NOTHING_OPEN = "Nothing left on the agenda: no line where reviewers differ by a tier (or a quarter of its points)."
 
 
@@ -201,15 +202,21 @@ def agenda_view(cohort: Cohort) -> Html:
         return note(NOTHING_OPEN)
     parts = []
     for takehome in dict.fromkeys(i.takehome for i in items):
-        rows = "".join(_item_html(n, i) for n, i in enumerate((i for i in items if i.takehome == takehome), 1))
+        mine = [i for i in items if i.takehome == takehome]
+        rows = "".join(_item_html(n, i) for n, i in enumerate(mine[:SHOWN_PER_TAKEHOME], 1))
         head = "<tr><th>#</th><th>submission</th><th>line</th><th>reviewers</th><th>kit</th></tr>"
-        parts.append(f"<div class='gl-key'>{html_visible(takehome)}</div><table>{head}{rows}</table>")
+        more = len(mine) - SHOWN_PER_TAKEHOME
+        rest = f"<p>... and {more} more item(s): <code>gradelib agenda</code> lists every one.</p>" if more > 0 else ""
+        parts.append(f"<div class='gl-key'>{html_visible(takehome)}: {len(mine)} open item(s)</div>"
+                     f"<table>{head}{rows}</table>{rest}")  # fmt: skip
     legend = (
         "<p><small>Lines where reviewers differ by a tier, or by a quarter of a points line's maximum; anchors"
         " first, then by how much the line moves the total. Record what the meeting agrees below (or"
         " <code>gradelib resolve</code>); a resolved line leaves the agenda.</small></p>"
     )
-    return Html(f'{STYLE}<div class="gl-card">{"".join(parts)}{legend}</div>', agenda_text(items, reveal=True))
+    takehomes = dict.fromkeys(i.takehome for i in items)
+    text = "\n".join(f"{t}: {sum(i.takehome == t for i in items)} open item(s)" for t in takehomes)
+    return Html(f'{STYLE}<div class="gl-card">{"".join(parts)}{legend}</div>', text)
 
 
 def resolutions_view(cohort: Cohort) -> Html:

@@ -27,6 +27,7 @@ HEADLESS_NOTE = (
     "The meeting panel records resolutions and decisions when this notebook is open in JupyterLab"
     " (or use gradelib resolve, gradelib clarify and gradelib decide); a report records nothing."
 )
+AGENDA_CHOICES = 100  # the agenda's first items in the dropdown; any other line is picked below it
 RERUN_NOTE = "re-run the summary to see the cohort table with it"
 ERROR_COLOUR = "#cf222e"
 OK_COLOUR = "#1a7f37"
@@ -64,7 +65,7 @@ class MeetingPanel(widgets.VBox):
         keys = [(e.submission.takehome, e.submission.blind_label) for e in graded]
         names = {(e.submission.takehome, e.submission.blind_label): e.submission.name for e in graded}
         choices = [(_submission_label(t, label, names[(t, label)]), (t, label)) for t, label in keys]
-        items = agenda(cohort)
+        items = agenda(cohort)[:AGENDA_CHOICES]
         agenda_choices = [("(pick a line below)", None)] + [
             (f"{i.takehome} {i.label} · {i.title}: " + ", ".join(f"{r.reviewer} {r.value}" for r in i.ratings), i)
             for i in items

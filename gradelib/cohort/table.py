@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from functools import cached_property
 from pathlib import Path
 from statistics import fmean
 from typing import TYPE_CHECKING, Any
@@ -161,9 +162,13 @@ class Cohort:
     filters: Filters
     entries: tuple[Entry, ...]
     rubric_lines: Mapping[str, tuple[RubricLine, ...]] = field(compare=False)
-    table: pd.DataFrame = field(compare=False, repr=False)
     ratings: tuple[Rating, ...] = field(compare=False, repr=False)
     reviewers: tuple[str, ...] = ()  # everyone who has saved a score in the gradebook
+
+    @cached_property
+    def table(self) -> pd.DataFrame:
+        """The cohort table (`cohort_table`), built on first use: the agenda and the meeting's commands need none."""
+        return cohort_table(self.entries, self.rubric_lines, self.reviewers)
 
     @property
     def titles(self) -> dict[LineKey, str]:
@@ -203,8 +208,13 @@ def load(
     graded_from: str | date | None = None,
     graded_to: str | date | None = None,
     rubrics: Mapping[str, Rubric] | None = None,
+    evidence: bool = True,
 ) -> Cohort:
-    """Read the gradebook (one consistent snapshot) into a Cohort; reports_dir defaults to the gradebook's folder."""
+    """Read the gradebook (one consistent snapshot) into a Cohort; reports_dir defaults to the gradebook's folder.
+
+    Without `evidence` the kit's lines carry none (outcomes, points, tiers and messages only): what
+    the terminal's agenda reads, faster on a big gradebook.
+    """
     filters = Filters.parse(takehome, reviewer, graded_from, graded_to)
     path = resolve(gradebook)
     if not path.is_file():
@@ -219,7 +229,8 @@ def load(
             resolved.setdefault((t, n), {})[line_id] = record
         decided = latest_decisions(book.decisions())
         graded_runs, latest_runs = book.latest_runs(graded_only=True), book.latest_runs()
-        lines_by, scores_by = book.latest_lines_by_submission(), book.current_scores_by_submission()
+        lines_by = book.latest_lines_by_submission(evidence=evidence)
+        scores_by = book.current_scores_by_submission()
         for row in book.submissions():
             # A submission refused before its take-home was known (an archive bomb) is in every selection.
             if filters.takehome not in (None, row.takehome) and row.takehome in takehomes.names():
@@ -245,8 +256,7 @@ def load(
         t: _rubric_lines(t, rubrics, entries) for t in dict.fromkeys(e.submission.takehome for e in entries)
     }
     ratings = tuple(r for e in entries for r in ratings_of(e, rubric_lines[e.submission.takehome]))
-    table = cohort_table(entries, rubric_lines, reviewers)
-    return Cohort(path, reports, filters, tuple(entries), rubric_lines, table, ratings, reviewers)
+    return Cohort(path, reports, filters, tuple(entries), rubric_lines, ratings, reviewers)
 
 
 def is_refused(entry: Entry) -> bool:

@@ -85,6 +85,9 @@ def html_visible(value: object) -> str:
 
 def terminal_text(text: object) -> str:
     """Text safe for a terminal line: every non-printable character (escape, newline, bidi) as "?"."""
+    text = str(text)
+    if text.isprintable():  # the usual line: nothing to replace (a space is printable)
+        return text
     return "".join(ch if ch.isprintable() or ch == " " else TERMINAL_REPLACEMENT for ch in str(text))
 
 

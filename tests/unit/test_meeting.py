@@ -305,3 +305,14 @@ def test_cli_runs_the_meeting(
     assert code == 2 and "CSV" in err
     code, out, _ = _cli(capsys, "agenda", *book)
     assert "Explanation" not in out.split("replay:")[0]  # resolved: off the open agenda
+
+
+def test_the_summary_shows_the_top_of_a_long_agenda(book_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(agenda, "SHOWN_PER_TAKEHOME", 1)
+    view = agenda.agenda_view(load(book_path))
+    assert "... and 1 more item(s)" in view.body and view.body.count("<td>1</td>") == 2  # one row per take-home
+    assert "replay: 2 open item(s)" in view.text and "payments: 2 open item(s)" in view.text
+    lazy = load(book_path, evidence=False)
+    assert "table" not in vars(lazy)  # built on first use only
+    assert all(not line.evidence for entry in lazy.entries for line in entry.lines.values())
+    assert len(lazy.table) == len(load(book_path).table)
