@@ -28,19 +28,12 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-VENV_PYTHON = REPO / ".venv" / "bin" / "python"
 sys.path.insert(0, str(HERE))
 
-REEXEC = "GRADELIB_BENCH_REEXEC"
+import kitpython  # noqa: E402
 
-try:
-    import gradelib  # noqa: F401
-except ImportError:  # run with a Python that lacks the kit: use the repository's venv (once)
-    if VENV_PYTHON.exists() and not os.environ.get(REEXEC):
-        os.environ[REEXEC] = "1"
-        os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
-    raise
+kitpython.ensure_kit()
+REPO = kitpython.REPO
 
 import floor  # noqa: E402
 import measure  # noqa: E402

@@ -30,18 +30,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-VENV_PYTHON = REPO / ".venv" / "bin" / "python"
-REEXEC = "GRADELIB_BENCH_REEXEC"
+import kitpython
 
-try:
-    import gradelib  # noqa: F401
-except ImportError:  # run with a Python that lacks the kit: use the repository's venv (once)
-    if VENV_PYTHON.exists() and not os.environ.get(REEXEC):
-        os.environ[REEXEC] = "1"
-        os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
-    raise
+kitpython.ensure_kit()
+HERE = Path(__file__).resolve().parent
+REPO = kitpython.REPO
 
 from gradelib.gradebook import Gradebook  # noqa: E402
 from gradelib.review.rubric import default_rubric  # noqa: E402

@@ -271,6 +271,16 @@ class Evidence:
         return shot
 
 
+def lab_start_page(browser: Any, lab: Lab, evidence: Evidence) -> Any:
+    """A new page on JupyterLab's start page, dialogs dismissed, recorded as the evidence's page."""
+    page = evidence.page = browser.new_page()
+    page.on("dialog", lambda dialog: dialog.dismiss())
+    evidence.step = "JupyterLab's start page"
+    page.goto(f"{lab.base}/lab?token={lab.token}")
+    page.locator("#jp-main-statusbar").wait_for(timeout=OPEN_TIMEOUT_MS)
+    return page
+
+
 def open_notebook(page: Any, url: str) -> None:
     """Open a notebook and wait until its cells are shown and its kernel is idle."""
     page.goto(url)
@@ -394,11 +404,7 @@ def test_reviewer_scores_blind_without_rerunning_and_the_next_reviewer_opens_it_
             with jupyterlab(ROOT, tmp_path / "jupyter", {ENV_REVIEWER: REVIEWER}) as lab:
                 evidence.lab = lab
                 with chromium(binary, tmp_path / "chromium-1") as browser, evidence.collected():
-                    page = evidence.page = browser.new_page()
-                    page.on("dialog", lambda dialog: dialog.dismiss())
-                    evidence.step = "JupyterLab's start page"
-                    page.goto(f"{lab.base}/lab?token={lab.token}")
-                    page.locator("#jp-main-statusbar").wait_for(timeout=OPEN_TIMEOUT_MS)
+                    page = lab_start_page(browser, lab, evidence)
                     evidence.step = f"batch.grade of {CANDIDATE}"
                     outcomes = grading.result()
                     assert [o.status for o in outcomes] == ["graded"], outcomes

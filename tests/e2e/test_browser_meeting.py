@@ -21,12 +21,12 @@ import pytest
 from conftest import SAMPLES
 from test_browser import (
     KERNEL_IDLE_JS,
-    OPEN_TIMEOUT_MS,
     Evidence,
     cell_with_source,
     chromium,
     chromium_or_skip,
     jupyterlab,
+    lab_start_page,
     open_notebook,
     run_all_cells,
 )
@@ -181,11 +181,7 @@ def test_lead_resolves_and_decides_in_the_meeting_panel_and_the_rerun_summary_sh
         with jupyterlab(lab_root, tmp_path / "jupyter", {ENV_REVIEWER: ""}) as lab:
             evidence.lab = lab
             with chromium(binary, tmp_path / "chromium") as browser, evidence.collected():
-                page = evidence.page = browser.new_page()
-                page.on("dialog", lambda dialog: dialog.dismiss())
-                evidence.step = "JupyterLab's start page"
-                page.goto(f"{lab.base}/lab?token={lab.token}")
-                page.locator("#jp-main-statusbar").wait_for(timeout=OPEN_TIMEOUT_MS)
+                page = lab_start_page(browser, lab, evidence)
 
                 evidence.step = "batch.grade, then three demo reviewers who disagree"
                 outcomes = grading.result()
