@@ -17,6 +17,7 @@ from gradelib.gradebook import Gradebook, SubmissionRow
 from gradelib.gradebook.meeting import Decision, Resolution, latest_resolutions
 from gradelib.review.clarifications import Clarification, add_clarification, clarifications_path
 from gradelib.review.rubric import Rubric, RubricLine, default_rubric, load_rubric
+from gradelib.review.scoring import ENV_REVIEWER
 
 ENV_DECISIONS = "GRADELIB_DECISIONS"  # the team's own wording, comma-separated, e.g. "advance,hold,decline"
 DEFAULT_DECISIONS = ("advance", "hold", "decline")
@@ -71,9 +72,9 @@ def checked_value(line: RubricLine, value: str) -> str:
 
 
 def _who(by: str | None) -> str:
-    who = (by or os.environ.get("GRADELIB_REVIEWER", "")).strip()
+    who = (by or os.environ.get(ENV_REVIEWER, "")).strip()
     if not who:
-        raise RecordRefused("say who records it: --by NAME (or set GRADELIB_REVIEWER)")
+        raise RecordRefused(f"say who records it: --by NAME (or set {ENV_REVIEWER})")
     return who
 
 

@@ -8,7 +8,7 @@ Headless (papermill, `gradelib summary`) it is a short note: a report records no
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from gradelib.display.render import STYLE, Html
 from gradelib.display.safetext import clipped_text, html_visible
 from gradelib.errors import GradelibError
 from gradelib.gradebook import Gradebook
-from gradelib.review.panel import is_headless
+from gradelib.review.panel import ENV_REVIEWER, is_headless
 
 HEADLESS_NOTE = (
     "The meeting panel records resolutions and decisions when this notebook is open in JupyterLab"
@@ -71,7 +71,7 @@ class MeetingPanel(widgets.VBox):
             for i in items
         ]
         self.by = widgets.Text(
-            value=(by if by is not None else os.environ.get("GRADELIB_REVIEWER", "")).strip(),
+            value=(by if by is not None else os.environ.get(ENV_REVIEWER, "")).strip(),
             description="Lead",
             placeholder="who records it",
         )
@@ -147,22 +147,20 @@ class MeetingPanel(widgets.VBox):
             self._say("pick a submission and a line first", ok=False)
             return str(self.status.value)
         takehome, label = self.submission.value
-        try:
+
+        def work(book: Gradebook) -> str:
             rubric = meeting.rubric_for(takehome, self._rubrics.get(takehome))
-            with Gradebook(self._cohort.gradebook) as book:
-                record = meeting.resolve(
-                    book, takehome, label, self.line.value, str(self.value.value), str(self.why.value),
-                    str(self.by.value), rubric=rubric,
-                )  # fmt: skip
-                said = f"{takehome} {label} {record.line_id}: resolved as {record.value}"
-                if self.clarify.value:
-                    done = meeting.clarify(book, takehome, label, record.line_id, rubric=rubric)
-                    said += f"; clarification {'added to' if done.added else 'already in'} {done.path}"
-        except (GradelibError, OSError) as exc:
-            self._say(f"not recorded: {exc}", ok=False)
-            return str(self.status.value)
-        self._say(f"{said}; {RERUN_NOTE}", ok=True)
-        return str(self.status.value)
+            record = meeting.resolve(
+                book, takehome, label, self.line.value, str(self.value.value), str(self.why.value),
+                str(self.by.value), rubric=rubric,
+            )  # fmt: skip
+            said = f"{takehome} {label} {record.line_id}: resolved as {record.value}"
+            if self.clarify.value:
+                done = meeting.clarify(book, takehome, label, record.line_id, rubric=rubric)
+                said += f"; clarification {'added to' if done.added else 'already in'} {done.path}"
+            return said
+
+        return self._record(work)
 
     def decide(self, _button: Any = None) -> str:
         """Record the decision for the chosen candidate; returns what the panel says."""
@@ -170,13 +168,21 @@ class MeetingPanel(widgets.VBox):
             self._say("pick a candidate and a decision first", ok=False)
             return str(self.status.value)
         takehome, label = self.decide_submission.value
+
+        def work(book: Gradebook) -> str:
+            why, by = str(self.decide_why.value), str(self.by.value)
+            record = meeting.decide(book, takehome, label, str(self.decision.value), why, by)
+            return f"{takehome} {label}: {record.decision}"
+
+        return self._record(work)
+
+    def _record(self, work: Callable[[Gradebook], str]) -> str:
+        """Run one recording against the gradebook and say what it kept, or why it kept nothing."""
         try:
             with Gradebook(self._cohort.gradebook) as book:
-                record = meeting.decide(
-                    book, takehome, label, str(self.decision.value), str(self.decide_why.value), str(self.by.value)
-                )
+                said = work(book)
         except (GradelibError, OSError) as exc:
             self._say(f"not recorded: {exc}", ok=False)
             return str(self.status.value)
-        self._say(f"{takehome} {label}: {record.decision}; {RERUN_NOTE}", ok=True)
+        self._say(f"{said}; {RERUN_NOTE}", ok=True)
         return str(self.status.value)
