@@ -364,6 +364,9 @@ class PaymentsGrading(BaseGrading):
             },
         }
         extra = self._client_remarks()
+        if tests.own is not None and tests.own.flaky:
+            flaky = _listed(tests.own.flaky)
+            extra = f"; {flaky} failed on one of two runs on their code and passed on the other (timing?)" + extra
         if tests.problem:
             return self._line("found_defect", "unverified", tests.problem, evidence)
         if tests.kind is None:
