@@ -183,6 +183,10 @@ def execute(
         error = None
     finally:
         watch.finish()
+    if error is not None:  # a kernel killed mid-grading could not unmount its capped workspace
+        from gradelib.sandbox import diskcap
+
+        diskcap.sweep_stale()
     try:  # as a reviewer opens it: the batch-only parameters it was given (save, rerun) set back
         prepare_for_reviewers(target, {key: value for key, value in BATCH_ONLY.items() if key in parameters})
     except Exception as exc:  # an unreadable notebook stays as papermill left it, as evidence

@@ -241,6 +241,8 @@ def grade(
 
     with contextlib.ExitStack() as stack:
         client = stack.enter_context(_cluster_session(scheduler, notice)) if scheduler else None  # fail early
+        if not scheduler:  # a kernel killed mid-grading (deadline, Ctrl+C) leaves its capped workspace mounted
+            stack.callback(diskcap.sweep_stale)
         unbounded = None if scheduler else diskcap.unbounded_reason()
         if unbounded and notice:
             notice(f"disk use per grading is not bounded here ({unbounded})")

@@ -34,6 +34,8 @@ from typing import Any
 
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 
+from gradelib.sandbox import diskcap
+
 ENV_DISABLE = "GRADELIB_KERNEL_FORK"  # "0" starts every kernel as a new interpreter
 PRELOAD = (
     "ipykernel.kernelapp",
@@ -164,6 +166,7 @@ def serve(listener: socket.socket, control: socket.socket) -> None:
         for pid in waiting:
             with contextlib.suppress(OSError):
                 os.waitpid(pid, 0)
+        diskcap.sweep_stale()  # what the killed kernels had mounted
 
 
 def _fork(conn: socket.socket) -> int | None:
@@ -197,6 +200,8 @@ def _reap(waiting: dict[int, socket.socket]) -> None:
         if pid == 0:
             return
         conn = waiting.pop(pid, None)
+        if os.WIFSIGNALED(status):  # killed (the grading's deadline, the OOM killer): it could not unmount
+            diskcap.sweep_stale()
         if conn is not None:
             with contextlib.suppress(OSError):
                 conn.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")

@@ -60,6 +60,12 @@ def _env(tmp: Path | None) -> dict[str, str]:
     return {**os.environ, "TMPDIR": str(tmp)}
 
 
+def _mounts_under(folder: Path) -> list[str]:
+    """Mount points under `folder` (a grading's capped workspace left mounted would be one)."""
+    points = [line.split()[4] for line in Path("/proc/self/mountinfo").read_text().splitlines()]
+    return [point for point in points if point.startswith(str(folder.resolve()) + "/")]
+
+
 def _latest(book_path: Path) -> dict[str, tuple[str, str | None]]:
     """Each tiny submission's latest run: (status, error)."""
     with Gradebook(book_path) as book:
@@ -96,6 +102,7 @@ def test_a_stopped_kernel_is_killed_at_the_grading_deadline(tmp_path: Path) -> N
     assert runs["a"][0] == "graded"
     assert runs["b-stopped"] == ("error", "the kit's grading took longer than 20 s; killed")
     assert not processes_matching(str(tmp)), "nothing of the stopped grading is left"
+    assert not _mounts_under(tmp), "the killed kernel's workspace is unmounted"
 
 
 def test_the_grading_timeout_must_be_positive(tmp_path: Path) -> None:
@@ -188,6 +195,7 @@ def test_a_batch_stopped_midway_ends_everything_it_started_and_resumes(tmp_path:
     assert batch.returncode == code, err
     assert "interrupted" in err and "run the same command again" in err and "Traceback" not in err
     _wait_for(lambda: not processes_matching(str(tmp)), 15)
+    assert not _mounts_under(tmp), "no grading's workspace is left mounted"
     runs = _latest(reports / "gradebook.sqlite")
     assert all(status in ("graded", "error") for status, _ in runs.values()), runs
     assert any(error == INTERRUPTED for _, error in runs.values())
