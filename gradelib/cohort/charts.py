@@ -2,7 +2,8 @@
 
 Also the failure modes the failure chart counts, detected from the kit's stored results.
 Figures are `matplotlib.figure.Figure` objects built without pyplot, so nothing leaks
-between calls or into a notebook's global state; the notebook displays them as PNG.
+between calls or into a notebook's global state; the notebook shows them as PNG pictures
+(`drawing.draw`, which may take them from the process `gradelib summary` draws them in).
 """
 
 from __future__ import annotations

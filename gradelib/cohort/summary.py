@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
@@ -24,6 +30,22 @@ class SummaryFailed(GradelibError):
         super().__init__(f"the summary notebook failed ({error}); see {notebook}")
         self.notebook = notebook
         self.error = error
+
+
+@contextlib.contextmanager
+def _drawing_ahead(folder: Path, parameters: Mapping[str, object]) -> Iterator[None]:
+    """`python -m gradelib.cohort.drawing` drawing the charts into `folder` while the notebook runs; ended after."""
+    argv = [sys.executable, "-m", "gradelib.cohort.drawing", str(folder), json.dumps(parameters)]
+    try:
+        helper = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    except OSError:  # the kernel draws every chart itself
+        yield
+        return
+    try:
+        yield
+    finally:
+        helper.kill()
+        helper.wait()
 
 
 def run_summary(
@@ -63,10 +85,20 @@ def run_summary(
     # The export runs in a thread of its own, which compiles nbconvert's templates while the kernel
     # runs. One notebook: a fresh kernel starts sooner than a fork server importing every take-home,
     # and once every cell has run it holds nothing to save, so it is killed, not asked to exit (0.5 s).
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradelib-summary-export") as exporter:
+    # The charts are drawn by a second process on the other core, ahead of the kernel (`drawing`).
+    with (
+        tempfile.TemporaryDirectory(prefix="gradelib-charts-") as charts_dir,
+        _drawing_ahead(Path(charts_dir), parameters),
+        ThreadPoolExecutor(max_workers=1, thread_name_prefix="gradelib-summary-export") as exporter,
+    ):
         exporter.submit(warm_exporter)
         error = execute(
-            SUMMARY_NOTEBOOK, target, parameters, env={ENV_HEADLESS: "1"}, fork=False, shutdown="immediate"
+            SUMMARY_NOTEBOOK,
+            target,
+            {**parameters, "charts_dir": charts_dir},
+            env={ENV_HEADLESS: "1"},
+            fork=False,
+            shutdown="immediate",
         )  # headless: a report records nothing
         html = exporter.submit(export_html, target).result()
     if error is not None:

@@ -11,6 +11,7 @@ line has a score: a partial sum would read as a final one.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from collections.abc import Mapping, Sequence
@@ -169,6 +170,12 @@ class Cohort:
     def table(self) -> pd.DataFrame:
         """The cohort table (`cohort_table`), built on first use: the agenda and the meeting's commands need none."""
         return cohort_table(self.entries, self.rubric_lines, self.reviewers)
+
+    @cached_property
+    def digest(self) -> str:
+        """A digest of everything this cohort holds: two reads of an unchanged gradebook give the same one."""
+        held = (self.filters, self.entries, self.ratings, self.reviewers, sorted(self.rubric_lines.items()))
+        return hashlib.sha256(repr(held).encode()).hexdigest()[:32]
 
     @property
     def titles(self) -> dict[LineKey, str]:

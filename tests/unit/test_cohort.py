@@ -13,7 +13,7 @@ import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from gradelib.cohort import agreement, demo
+from gradelib.cohort import agreement, demo, drawing
 from gradelib.cohort import charts as cohortcharts
 from gradelib.cohort.table import Cohort, load
 from gradelib.cohort.view import export_table, styled, tables_view
@@ -339,6 +339,65 @@ def test_charts_say_so_when_there_is_too_little_data(book_path: Path) -> None:
     charts = cohortcharts.all_charts(erin_only)
     assert isinstance(charts["agreement_chart"], Html) and "No reviewer scores" in charts["agreement_chart"].text
     assert isinstance(charts["score_distribution"], Html) and "No complete totals" in charts["score_distribution"].text
+
+
+def _refused(name: str) -> Any:
+    """A chart function named `name` that fails if it is called: the picture must come from the folder."""
+
+    def chart(_cohort: Cohort) -> Figure:
+        raise AssertionError(f"{name} was drawn again")
+
+    chart.__name__ = name
+    return chart
+
+
+def test_a_chart_is_a_png_picture_drawn_here_without_a_folder(cohort: Cohort, book_path: Path) -> None:
+    shown = drawing.draw(cohort, cohortcharts.score_distribution)
+    assert isinstance(shown, drawing.Picture) and shown._repr_png_().startswith(b"\x89PNG")
+    message = drawing.draw(load(book_path, takehome="nope"), cohortcharts.score_distribution, None)
+    assert isinstance(message, Html)
+
+
+def test_charts_drawn_ahead_are_taken_from_the_folder_not_drawn_again(
+    cohort: Cohort, book_path: Path, tmp_path: Path
+) -> None:
+    folder = tmp_path / "ahead"
+    folder.mkdir()
+    again = load(book_path)  # the second process reads the same gradebook on its own
+    assert again is not cohort and again.digest == cohort.digest
+    drawn = drawing.draw_ahead(folder, again, cohortcharts.CHARTS)
+    assert drawn == [chart.__name__ for chart in reversed(cohortcharts.CHARTS)]
+    for chart in cohortcharts.CHARTS:
+        shown = drawing.draw(cohort, _refused(chart.__name__), folder)
+        assert isinstance(shown, drawing.Picture)
+        assert shown.png == (folder / f"{cohort.digest}-{chart.__name__}.png").read_bytes()
+
+
+def test_a_chart_the_kernel_claimed_first_is_left_to_it(cohort: Cohort, tmp_path: Path) -> None:
+    folder = tmp_path / "ahead"
+    folder.mkdir()
+    first = drawing.draw(cohort, cohortcharts.line_mix, folder)  # claimed here: drawn here
+    assert isinstance(first, drawing.Picture)
+    assert "line_mix" not in drawing.draw_ahead(folder, cohort, cohortcharts.CHARTS)
+    assert not (folder / f"{cohort.digest}-line_mix.png").exists()
+
+
+def test_a_picture_of_another_cohort_is_never_shown(cohort: Cohort, book_path: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "ahead"
+    folder.mkdir()
+    with Gradebook(book_path) as book:  # a score saved between the two reads
+        book.add_score("replay", "alice", "record", "zoe", "0", "a third look")
+    changed = load(book_path)
+    assert changed.digest != cohort.digest
+    assert "agreement_chart" in drawing.draw_ahead(folder, changed, cohortcharts.CHARTS)
+    called: list[Cohort] = []
+
+    def agreement_chart(of: Cohort) -> Figure | Html:
+        called.append(of)
+        return cohortcharts.agreement_chart(of)
+
+    shown = drawing.draw(cohort, agreement_chart, folder)
+    assert isinstance(shown, drawing.Picture) and called == [cohort], "drawn here, from this cohort"
 
 
 # -- demo scores ---------------------------------------------------------------------------------
