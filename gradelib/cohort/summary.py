@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -35,6 +36,9 @@ class SummaryFailed(GradelibError):
 @contextlib.contextmanager
 def _drawing_ahead(folder: Path, parameters: Mapping[str, object]) -> Iterator[None]:
     """`python -m gradelib.cohort.drawing` drawing the charts into `folder` while the notebook runs; ended after."""
+    if len(os.sched_getaffinity(0)) < 2:  # one core: a second process would only slow the kernel down
+        yield
+        return
     argv = [sys.executable, "-m", "gradelib.cohort.drawing", str(folder), json.dumps(parameters)]
     try:
         helper = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
