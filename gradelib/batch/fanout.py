@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import shutil
 import signal
+import sys
 import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -19,7 +20,7 @@ from typing import Any, Literal
 from gradelib import __version__
 from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
-from gradelib.batch.worker import grade_parcel
+from gradelib.batch.worker import adopt, grade_parcel
 from gradelib.environment.capped import size_text
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable
@@ -33,6 +34,8 @@ UNKNOWN_TAKEHOME = "unknown"
 JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores
 LOGS = ".logs"  # per-submission kernel logs beside the reports
 STOP_SECONDS = 3.0  # a worker asked to stop gets this long before it is killed
+ENV_WARM_WORKERS = "GRADELIB_WARM_WORKERS"  # "0": every local worker starts as a new interpreter
+WARMUP_MODULE = "gradelib.batch.warmup"  # imported once by the fork server the workers are forked from
 INTERRUPTED = "interrupted: the batch was stopped before this submission was graded; `gradelib grade` grades it"
 Status = Literal["graded", "error", "up_to_date"]
 
@@ -358,7 +361,12 @@ def _run_all(
             yield by_key[item.key], result
         return
     workers = max(1, min(jobs or default_jobs(), len(pending)))
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+    pool = ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=_warm_context(),
+        initializer=adopt,
+        initargs=(dict(os.environ), os.getcwd(), list(sys.path)),
+    )
     try:
         futures: dict[Future[Artifacts], _Job] = {pool.submit(grade_parcel, job.parcel): job for job in pending}
         for future in as_completed(futures):
@@ -369,6 +377,28 @@ def _run_all(
         _stop(pool)
         raise
     pool.shutdown(wait=True)
+
+
+def _warm_context() -> multiprocessing.context.BaseContext:
+    """Workers forked from one process that has imported what a grading needs (`warmup`); new interpreters
+    (spawn) where there is no fork server or `GRADELIB_WARM_WORKERS=0`."""
+    cold = os.environ.get(ENV_WARM_WORKERS, "").strip() == "0"
+    if cold or "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([WARMUP_MODULE])
+    return context
+
+
+def end_warm_workers() -> None:
+    """Stop the fork server this process's workers were forked from and wait for it (its workers' CPU and
+    memory then count as this process's children's); the next batch in this process starts a new one."""
+    from multiprocessing import forkserver
+
+    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)  # CPython's own, for its tests
+    if callable(stop):
+        with contextlib.suppress(OSError):
+            stop()
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:

@@ -7,14 +7,19 @@ nothing of the driver's file system and writes nothing outside its temporary fol
 
 from __future__ import annotations
 
+import atexit
+import importlib
 import logging
+import multiprocessing.util
 import os
 import socket
+import sys
 import tempfile
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from gradelib import __version__
+from gradelib import __version__, takehomes
 from gradelib.batch import kernelfork, parcel
 from gradelib.batch.execute import execute, export_html, notebook_for, show_parameters
 from gradelib.batch.parcel import Artifacts, Parcel
@@ -37,6 +42,27 @@ def _read(path: Path) -> bytes | None:
         return path.read_bytes()
     except OSError:
         return None
+
+
+def adopt(environ: Mapping[str, str], cwd: str, path: Sequence[str]) -> None:
+    """Become the driver's worker: its environment, working folder and import path as they are now (a pool's
+    initializer).
+
+    A worker forked from the batch's warm fork server (`warmup`) would otherwise keep the
+    environment, folder and `sys.path` the driver had when that server started; a take-home
+    installed since (a new path) is found again. A forked worker also ends
+    with `os._exit`, which skips `atexit`: its exit handlers (the kernel fork server's and the
+    sandbox launcher's stop-and-wait) are run by multiprocessing's own finalizers instead.
+    """
+    os.environ.clear()
+    os.environ.update(environ)
+    tempfile.tempdir = None  # found again from TMPDIR
+    os.chdir(cwd)
+    if list(path) != sys.path:
+        sys.path[:] = path
+        importlib.invalidate_caches()
+        takehomes.refresh()
+    multiprocessing.util.Finalize(None, atexit._run_exitfuncs, exitpriority=0)
 
 
 def grade_parcel(item: Parcel) -> Artifacts:

@@ -1,0 +1,37 @@
+"""Workers forked from one warm process: what every local grading worker needs, paid for once per batch.
+
+A worker started as a new interpreter spends seconds before its first submission: importing
+papermill, nbclient and nbconvert, loading the take-homes, compiling the HTML exporter's templates.
+With several workers on two cores those seconds add up. The batch's local workers are instead
+forked from multiprocessing's fork server, which imports this module once: `preload()` does the
+work at import, every worker forked afterwards starts with it done (`worker.adopt`, the pool's
+initializer, then gives each the driver's environment and folders as they are now). Only the fork
+server imports this module: its import is the work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+
+def preload() -> None:
+    """Import what a grading imports and compile the HTML exporter's templates (an empty export)."""
+    from gradelib.imports import without_iri_grammars
+
+    without_iri_grammars()
+    import nbclient  # noqa: F401
+    import papermill  # noqa: F401
+
+    from gradelib import takehomes
+    from gradelib.batch import engine, worker  # noqa: F401
+    from gradelib.review.reportfiles import warm_exporter
+
+    engine.register()
+    for plugin in takehomes.available():
+        plugin.notebook()
+    warm_exporter()
+
+
+if __name__ != "__main__":
+    with contextlib.suppress(Exception):  # a worker that starts cold imports what it needs itself
+        preload()
