@@ -20,7 +20,7 @@ from typing import Any, Literal
 from gradelib import __version__
 from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
-from gradelib.batch.worker import adopt, grade_parcel
+from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
 from gradelib.environment.capped import size_text
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable
@@ -35,7 +35,6 @@ JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores
 LOGS = ".logs"  # per-submission kernel logs beside the reports
 STOP_SECONDS = 3.0  # a worker asked to stop gets this long before it is killed
 ENV_WARM_WORKERS = "GRADELIB_WARM_WORKERS"  # "0": every local worker starts as a new interpreter
-WARMUP_MODULE = "gradelib.batch.warmup"  # imported once by the fork server the workers are forked from
 INTERRUPTED = "interrupted: the batch was stopped before this submission was graded; `gradelib grade` grades it"
 Status = Literal["graded", "error", "up_to_date"]
 

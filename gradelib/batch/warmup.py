@@ -12,12 +12,16 @@ server imports this module: its import is the work.
 from __future__ import annotations
 
 import contextlib
+import sys
+
+PRELOAD_PATH: list[str] = []  # sys.path when this process preloaded (a worker forgets modules of folders since gone)
 
 
 def preload() -> None:
     """Import what a grading imports and compile the HTML exporter's templates (an empty export)."""
     from gradelib.imports import without_iri_grammars
 
+    PRELOAD_PATH[:] = sys.path
     without_iri_grammars()
     import nbclient  # noqa: F401
     import papermill  # noqa: F401

@@ -34,6 +34,7 @@ PREFIX = "gradelib:"
 NOTICES = (f"{PREFIX} {kernelfork.FALLBACK_NOTICE}".split("{")[0], launched.FALLBACK_NOTICE.split("{")[0])
 LOG = logging.getLogger("gradelib.batch.worker")
 KERNEL_LOG = "kernel.log"
+WARMUP_MODULE = "gradelib.batch.warmup"  # what the batch's fork server preloads (fanout)
 PROBE_ARGV = ("/bin/true",)
 
 
@@ -58,10 +59,16 @@ def adopt(environ: Mapping[str, str], cwd: str, path: Sequence[str]) -> None:
     os.environ.update(environ)
     tempfile.tempdir = None  # found again from TMPDIR
     os.chdir(cwd)
-    if list(path) != sys.path:
-        sys.path[:] = path
-        importlib.invalidate_caches()
-        takehomes.refresh()
+    sys.path[:] = path  # multiprocessing sets it too, before this runs
+    warm = sys.modules.get(WARMUP_MODULE)
+    if warm is not None:  # forked warm: forget what it imported from a folder no longer on the path
+        gone = [folder for folder in getattr(warm, "PRELOAD_PATH", ()) if folder and folder not in path]
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None) or ""
+            if any(file.startswith(os.path.join(folder, "")) for folder in gone):
+                del sys.modules[name]
+    importlib.invalidate_caches()
+    takehomes.refresh()  # take-homes installed (or removed) since the fork server started
     multiprocessing.util.Finalize(None, atexit._run_exitfuncs, exitpriority=0)
 
 

@@ -8,6 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+from plugin_site import TINY_ID, installed
 
 from gradelib.batch import fanout
 from gradelib.batch.worker import adopt
@@ -46,3 +47,20 @@ def test_workers_start_warm_with_the_drivers_environment_as_it_is_now(
 def test_workers_start_as_new_interpreters_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(fanout.ENV_WARM_WORKERS, "0")
     assert fanout._warm_context().get_start_method() == "spawn"
+
+
+def test_a_take_home_installed_after_the_fork_server_started_is_found(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    names = "__import__('gradelib.takehomes', fromlist=['names']).names()"
+    with ProcessPoolExecutor(
+        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
+    ) as pool:
+        assert TINY_ID not in pool.submit(eval, names).result(timeout=120)  # the fork server runs from here on
+    with (
+        installed(tmp_path / "site") as takehome,
+        ProcessPoolExecutor(
+            1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
+        ) as pool,
+    ):
+        assert takehome in pool.submit(eval, names).result(timeout=120)
