@@ -29,6 +29,7 @@ import socket
 import subprocess
 import sys
 import time
+from typing import Any
 
 MARKER = "GRADELIB_RESULT"
 PATH = "/webhooks"
@@ -72,7 +73,7 @@ def free_port() -> int:
     raise OSError("no free port on loopback")
 
 
-def body_of(event: dict, index: int, amount: int | None = None) -> bytes:
+def body_of(event: dict[str, Any], index: int, amount: int | None = None) -> bytes:
     """The event as the provider sends it: compact JSON, the same bytes on every grading."""
     data = {"charge": event["charge"], "account": event["account"], "amount": event["amount"]}
     if amount is not None:
@@ -154,7 +155,7 @@ class Consumer:
         self.port = free_port()
         self.env = {**os.environ, "PORT": str(self.port), "WEBHOOK_SECRET": secret}
         self.proc: subprocess.Popen[bytes] | None = None
-        self.starts: list[dict] = []
+        self.starts: list[dict[str, Any]] = []
 
     def start(self, why: str, step: int) -> bool:
         """Start it and wait until it listens on $PORT; False when it exits or never listens."""
@@ -171,7 +172,7 @@ class Consumer:
         except OSError as exc:
             self.starts.append({"why": why, "step": step, "ready": False, "exit_code": None, "error": str(exc)})
             return False
-        entry: dict = {"why": why, "step": step, "ready": False, "exit_code": None, "error": None}
+        entry: dict[str, Any] = {"why": why, "step": step, "ready": False, "exit_code": None, "error": None}
         self.starts.append(entry)
         while time.monotonic() - began < START_SECONDS:
             code = self.proc.poll()
@@ -209,13 +210,13 @@ class Consumer:
 class Provider:
     """Sends one scenario's deliveries to the consumer and keeps the log the kit judges."""
 
-    def __init__(self, scenario: dict, consumer: Consumer, secret: str) -> None:
+    def __init__(self, scenario: dict[str, Any], consumer: Consumer, secret: str) -> None:
         self.scenario = scenario
         self.consumer = consumer
         self.secret = secret
         self.timeout = float(scenario["provider_timeout_seconds"])
         self.events = {event["id"]: (index, event) for index, event in enumerate(scenario["events"])}
-        self.deliveries: list[dict] = []
+        self.deliveries: list[dict[str, Any]] = []
         self.problem: str | None = None
 
     def _genuine(self, event_id: str) -> tuple[bytes, str]:
@@ -223,7 +224,7 @@ class Provider:
         body = body_of(event, index)
         return body, sign(self.secret, body)
 
-    def _forged(self, step: dict) -> tuple[bytes, str | None]:
+    def _forged(self, step: dict[str, Any]) -> tuple[bytes, str | None]:
         index, event = self.events[step["forge"]]
         body = body_of(event, index)
         how = step["how"]
@@ -233,7 +234,9 @@ class Provider:
             return body, sign("not-" + self.secret, body)
         return body, None  # unsigned
 
-    def _record(self, event_id: str, kind: str, step: int, round_: int, pending: Pending, status: int | None) -> dict:
+    def _record(
+        self, event_id: str, kind: str, step: int, round_: int, pending: Pending, status: int | None
+    ) -> dict[str, Any]:
         entry = {
             "n": len(self.deliveries) + 1,
             "event": event_id,
@@ -271,7 +274,7 @@ class Provider:
             self._record(event_id, "genuine", step, round_, pending, status)
             pending.close()
 
-    def forge(self, step_spec: dict, step: int) -> None:
+    def forge(self, step_spec: dict[str, Any], step: int) -> None:
         """Send a delivery the provider never signed (with the wrong signature, or none)."""
         body, signature = self._forged(step_spec)
         pending = Pending(self.consumer.port, body, signature)

@@ -96,8 +96,9 @@ def parse_ledger(data: bytes | None) -> Ledger:
     applied, balances = document.get("applied"), document.get("balances")
     if not isinstance(applied, list) or not isinstance(balances, dict):
         return Ledger(problem=f'{LEDGER} needs "applied" (a list of event ids) and "balances" (an object)')
-    ids = [entry.get("id") if isinstance(entry, dict) else entry for entry in applied]  # {"id": ...} tolerated
-    if not all(isinstance(entry, str) for entry in ids):
+    listed = [entry.get("id") if isinstance(entry, dict) else entry for entry in applied]  # {"id": ...} tolerated
+    ids = [entry for entry in listed if isinstance(entry, str)]
+    if len(ids) != len(listed):
         return Ledger(problem=f'{LEDGER}: "applied" must list event ids (strings)')
     numbers = {str(k): v for k, v in balances.items()}
     if not all(
