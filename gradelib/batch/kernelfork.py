@@ -6,7 +6,9 @@ instead starts one fork server: a single-threaded process that imports all of th
 forks a kernel per notebook. Each kernel is still its own process (its own session, environment,
 folder and stderr; nothing of one notebook reaches the next), started from a parent that holds
 no kernel state, only imported modules. Only the kit's own code runs in a kernel: candidate
-code runs in the sandbox either way.
+code runs in the sandbox either way. A worker forked warm (`warmup`) has imported all of that
+already: its server is a fork of the worker itself (`ForkServer.prefork`), ready at once; other
+workers (spawned, Dask's) start it as a new interpreter on first use.
 
 Protocol, on a Unix socket per kernel: the worker sends one JSON line (argv, cwd, env) with its
 stdout and stderr descriptors attached; the server answers `{"pid": N}`, then
@@ -18,8 +20,10 @@ from __future__ import annotations
 import array
 import atexit
 import contextlib
+import gc
 import importlib
 import json
+import multiprocessing.util
 import os
 import selectors
 import signal
@@ -28,6 +32,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+import weakref
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -68,8 +74,12 @@ def enabled() -> bool:
 # --- the server ---------------------------------------------------------------------------------
 
 
-def _preload() -> None:
+_PRELOADED: list[bool] = []  # non-empty once this process has imported what a kernel needs (`preload`)
+
+
+def preload() -> None:
     """Import what every notebook imports, and every installed take-home's grading."""
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # debugpy's note on frozen modules, said once
     for name in PRELOAD:
         with contextlib.suppress(ImportError):
             importlib.import_module(name)
@@ -78,6 +88,7 @@ def _preload() -> None:
     for name in takehomes.names():
         with contextlib.suppress(Exception):  # a broken plugin fails in its own notebook, as before
             takehomes.load(name)
+    _PRELOADED[:] = [True]
 
 
 def _kernel_child(request: dict[str, Any], fds: Sequence[int], parent: int) -> None:
@@ -212,8 +223,7 @@ def main(argv: Sequence[str]) -> int:
     """`python -m gradelib.batch.kernelfork SOCKET_PATH CONTROL_FD`: preload, say ready, serve."""
     path, control_fd = argv[0], int(argv[1])
     control = socket.socket(fileno=control_fd)
-    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")  # debugpy's note on frozen modules, once per worker
-    _preload()
+    preload()
     if threading.active_count() != 1:  # forking a process with threads would copy their locks mid-use
         raise SystemExit("the kernel fork server must be single-threaded: an import started a thread")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -232,7 +242,7 @@ class ForkServer:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: subprocess.Popen[bytes] | _Child | None = None
         self._control: socket.socket | None = None
         self._folder: tempfile.TemporaryDirectory[str] | None = None
         self.path = ""
@@ -256,6 +266,28 @@ class ForkServer:
                 self._gave_up = True
                 self.fell_back(f"{'it died, and ' if died else ''}it cannot start: {exc}")
                 return None
+
+    def prefork(self) -> bool:
+        """Start the server now as a fork of this process, when it has imported what kernels need (a worker
+        forked warm, `warmup`) and runs one thread: no interpreter to start. False when not started."""
+        with self._lock:
+            if self._proc is not None or self._gave_up or not _PRELOADED or threading.active_count() != 1:
+                return False
+        # Forked without holding the lock: the server and its kernels inherit it unlocked (a kernel's exit
+        # handler closes this object, as in any process that imported this module).
+        folder = tempfile.TemporaryDirectory(prefix="gradelib-forks-")
+        ours, theirs = socket.socketpair()
+        try:
+            path, pid = _fork_server(Path(folder.name), theirs)
+        except OSError:
+            ours.close()
+            folder.cleanup()
+            return False
+        finally:
+            theirs.close()
+        with self._lock:
+            self._folder, self.path, self._control, self._proc = folder, path, ours, _Child(pid)
+        return True
 
     def fell_back(self, why: str) -> None:
         """Remember why kernels start as new interpreters, to be said once."""
@@ -312,6 +344,86 @@ class ForkServer:
         """Stop the server (and any kernel it still has)."""
         with self._lock:
             self._stop()
+
+
+def _fork_server(folder: Path, control: socket.socket) -> tuple[str, int]:
+    """Fork this process into a server listening in `folder`, stopped when `control` closes: (path, pid)."""
+    path = str(folder / "server")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    errors = os.open(folder / "server.err", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        listener.bind(path)
+        listener.listen(16)
+        pid = os.fork()
+        if pid == 0:
+            _serve_forked(listener, control, errors)
+    finally:
+        os.close(errors)
+        listener.close()
+    return path, pid
+
+
+def _serve_forked(listener: socket.socket, control: socket.socket, errors: int) -> None:
+    """In the forked server: shed the worker (its descriptors, exit handlers, session), serve; never returns."""
+    code = 1
+    try:
+        os.setsid()
+        gc.freeze()  # nothing the worker allocated is collected here (its objects may name closed descriptors)
+        # The worker's finalizers (its pool's queues, its temporary folders) are not this process's, nor its
+        # kernels'. The exit handlers modules registered stay: a kernel's stop the launcher it started.
+        multiprocessing.util._finalizer_registry.clear()  # type: ignore[attr-defined]
+        weakref.finalize._registry.clear()  # type: ignore[attr-defined]
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.dup2(errors, 2)
+        keep = sorted({listener.fileno(), control.fileno()})
+        for low, high in zip([2, *keep], [*keep, os.sysconf("SC_OPEN_MAX")], strict=True):
+            os.closerange(low + 1, high)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        serve(listener, control)
+        code = 0
+    except BaseException:
+        import traceback
+
+        with contextlib.suppress(Exception):
+            traceback.print_exc()
+    finally:
+        os._exit(code)
+
+
+class _Child:
+    """A server this process forked (`prefork`), with the part of `Popen`'s interface `ForkServer` uses."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        """The exit code once it has exited, else None."""
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -1
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Block until it has exited (at most `timeout` seconds); its exit code."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while (code := self.poll()) is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired("kernel fork server", timeout or 0.0)
+            time.sleep(0.01)
+        return code
+
+    def kill(self) -> None:
+        """SIGKILL."""
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
 
 
 class ForkedKernel:

@@ -5,8 +5,10 @@ papermill, nbclient and nbconvert, loading the take-homes, compiling the HTML ex
 With several workers on two cores those seconds add up. The batch's local workers are instead
 forked from multiprocessing's fork server, which imports this module once: `preload()` does the
 work at import, every worker forked afterwards starts with it done (`worker.adopt`, the pool's
-initializer, then gives each the driver's environment and folders as they are now). Only the fork
-server imports this module: its import is the work.
+initializer, then gives each the driver's environment and folders as they are now). That includes
+what a notebook kernel imports: each worker's kernel fork server is a fork of the worker itself,
+ready at once, instead of a new interpreter importing ipykernel, IPython and debugpy per worker.
+Only the fork server imports this module: its import is the work.
 """
 
 from __future__ import annotations
@@ -27,13 +29,14 @@ def preload() -> None:
     import papermill  # noqa: F401
 
     from gradelib import takehomes
-    from gradelib.batch import engine, worker  # noqa: F401
+    from gradelib.batch import engine, kernelfork, worker  # noqa: F401
     from gradelib.review.reportfiles import warm_exporter
 
     engine.register()
     for plugin in takehomes.available():
         plugin.notebook()
     warm_exporter()
+    kernelfork.preload()  # so that each worker forks its kernel fork server ready (`worker.adopt`)
 
 
 if __name__ != "__main__":

@@ -51,7 +51,8 @@ def adopt(environ: Mapping[str, str], cwd: str, path: Sequence[str]) -> None:
 
     A worker forked from the batch's warm fork server (`warmup`) would otherwise keep the
     environment, folder and `sys.path` the driver had when that server started; a take-home
-    installed since (a new path) is found again. A forked worker also ends
+    installed since (a new path) is found again. Its kernel fork server is forked from it here,
+    while it has one thread (`kernelfork.ForkServer.prefork`). A forked worker also ends
     with `os._exit`, which skips `atexit`: its exit handlers (the kernel fork server's and the
     sandbox launcher's stop-and-wait) are run by multiprocessing's own finalizers instead.
     """
@@ -69,6 +70,8 @@ def adopt(environ: Mapping[str, str], cwd: str, path: Sequence[str]) -> None:
                 del sys.modules[name]
     importlib.invalidate_caches()
     takehomes.refresh()  # take-homes installed (or removed) since the fork server started
+    if warm is not None and kernelfork.enabled():  # still one thread: its kernel fork server, forked ready
+        kernelfork.SERVER.prefork()
     multiprocessing.util.Finalize(None, atexit._run_exitfuncs, exitpriority=0)
 
 

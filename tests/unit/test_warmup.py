@@ -64,3 +64,63 @@ def test_a_take_home_installed_after_the_fork_server_started_is_found(
         ) as pool,
     ):
         assert takehome in pool.submit(eval, names).result(timeout=120)
+
+
+PROBE_KERNELS = """
+import os, resource, sys
+from pathlib import Path
+
+import nbformat
+
+from gradelib.batch import kernelfork
+from gradelib.batch.execute import execute
+
+BURN = "import time\\nwhile time.process_time() < 0.5: pass"
+
+
+def server() -> tuple[str, int, bytes, bytes, int]:
+    proc = kernelfork.SERVER._proc
+    with open(f"/proc/{proc.pid}/cmdline", "rb") as theirs, open("/proc/self/cmdline", "rb") as mine:
+        return type(proc).__name__, proc.pid, theirs.read(), mine.read(), os.getpid()
+
+
+def kernel(folder: str) -> tuple[int, float]:
+    source = Path(folder) / "source"
+    source.mkdir()
+    (source / "a.txt").write_text("a")
+    cell = (
+        "import os\\nfrom pathlib import Path\\nfrom gradelib.sandbox import Sandbox\\n"
+        f"with Sandbox(Path({str(source)!r})) as box:\\n"
+        f"    run = box.run(['python3', '-c', {BURN!r}], box.copy('a'))\\n"
+        "print(os.getppid(), run.exit_code, run.stderr[-300:])"
+    )
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(cell)]), f"{folder}/in.ipynb")
+    error = execute(Path(folder) / "in.ipynb", Path(folder) / "out.ipynb", {})
+    assert error is None, error
+    parent, code = nbformat.read(f"{folder}/out.ipynb", 4).cells[0].outputs[0]["text"].split()[:2]
+    assert code == "0", nbformat.read(f"{folder}/out.ipynb", 4).cells[0].outputs[0]["text"]
+    kernelfork.SERVER.close()  # as the worker does when it ends
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return int(parent), usage.ru_utime + usage.ru_stime
+"""
+
+
+def test_a_warm_workers_kernel_fork_server_is_forked_from_it_ready_and_ends_with_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    (tmp_path / "probe_kernels.py").write_text(PROBE_KERNELS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import probe_kernels
+
+    with ProcessPoolExecutor(
+        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
+    ) as pool:
+        kind, server, server_cmdline, worker_cmdline, worker = pool.submit(probe_kernels.server).result(timeout=120)
+        assert kind == "_Child", "forked from the worker, not started as a new interpreter"
+        assert server_cmdline == worker_cmdline and b"gradelib.batch.kernelfork" not in server_cmdline
+        kernel_parent, cpu = pool.submit(probe_kernels.kernel, str(tmp_path)).result(timeout=120)
+    assert kernel_parent == server != worker, "the notebook's kernel came from the forked server"
+    # Its sandboxed run burned 0.5 s of CPU: every process down to it was waited for by its parent (a
+    # kernel that hung at exit and was killed would have left its launcher, and that CPU, to init).
+    assert cpu >= 0.5
+    assert not Path(f"/proc/{server}").exists(), "the server ended with its worker, and was reaped"
