@@ -23,3 +23,20 @@ def ensure_kit() -> None:
         os.environ[REEXEC] = "1"
         os.execv(str(VENV_PYTHON), [str(VENV_PYTHON), *sys.argv])
     raise SystemExit(f"gradelib is not importable here and {VENV_PYTHON} is missing: run ./dev setup first")
+
+
+NO_BYTECODE = "PYTHONDONTWRITEBYTECODE"
+BYTECODE_PREFIX = "PYTHONPYCACHEPREFIX"
+
+
+def with_bytecode(env: dict[str, str], folder: Path) -> dict[str, str]:
+    """`env` with compiled bytecode cached, as an installed kit has it, in `folder` (never the virtualenv).
+
+    This machine's environment sets PYTHONDONTWRITEBYTECODE and its virtualenv holds almost no
+    `.pyc`: every process would compile pandas, nbconvert, IPython... from source, which a user's
+    machine does once.
+    """
+    env = dict(env)
+    env.pop(NO_BYTECODE, None)
+    env[BYTECODE_PREFIX] = str(folder)
+    return env

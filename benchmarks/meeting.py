@@ -53,8 +53,6 @@ GRADEBOOK = "gradebook.sqlite"
 KIT_VERSION = "benchmark"
 # The real CLI beside the Python that runs this script (the repository's venv).
 GRADELIB = Path(sys.executable).parent / "gradelib"
-NO_BYTECODE = "PYTHONDONTWRITEBYTECODE"
-BYTECODE_PREFIX = "PYTHONPYCACHEPREFIX"
 
 
 @dataclass(frozen=True)
@@ -90,16 +88,8 @@ COMMANDS: tuple[Command, ...] = (
 
 
 def child_env(work: Path, as_is: bool) -> dict[str, str]:
-    """The commands' environment: as given, or with compiled bytecode cached (as a pip install has it).
-
-    Without `as_is` the bytecode goes to a folder of this benchmark's own (PYTHONPYCACHEPREFIX), so
-    the virtualenv's own files are never written, and PYTHONDONTWRITEBYTECODE is dropped.
-    """
-    env = dict(os.environ)
-    if not as_is:
-        env.pop(NO_BYTECODE, None)
-        env[BYTECODE_PREFIX] = str(work / "pycache")
-    return env
+    """The commands' environment: as given, or with compiled bytecode cached (as a pip install has it)."""
+    return dict(os.environ) if as_is else kitpython.with_bytecode(dict(os.environ), work / "pycache")
 
 
 def _progress(message: str) -> None:
@@ -390,7 +380,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--as-is",
         action="store_true",
-        help=f"the environment as it is (default: compiled bytecode cached, {NO_BYTECODE} dropped)",
+        help=f"the environment as it is (default: compiled bytecode cached, {kitpython.NO_BYTECODE} dropped)",
     )
     args = parser.parse_args(argv)
     if min(args.sizes) < 1 or args.repeat < 1:

@@ -31,7 +31,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-import cohort  # noqa: E402  (the generated cohort and the re-exec into the repository's venv)
+import runner  # noqa: E402  (the generated cohort and the re-exec into the repository's venv)
 
 DEFAULT_SIZE = 300
 SAMPLE_SECONDS = 0.5
@@ -188,7 +188,7 @@ def report(size: int, passes: Sequence[Pass]) -> str:
     verdict = "steady" if not growing else "GROWS: " + ", ".join(growing)
     return "\n".join([
         f"soak: a generated cohort of {size}, graded {len(passes)} times ({seconds})",
-        cohort.table(headers, rows),
+        runner.table(headers, rows),
         f"soak of {size} x{len(passes)}: {figures}; {verdict}",
     ])  # fmt: skip
 
@@ -202,12 +202,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     work = args.keep or Path(tempfile.mkdtemp(prefix="gradelib-soak-"))
     folder = work / "cohort"
-    cohort.log(f"generating a cohort of {args.size} in {folder}")
-    cohort.generate(cohort.sample_paths(), args.size, folder)
-    jobs = args.jobs or 2 * cohort.cores()
+    runner.log(f"generating a cohort of {args.size} in {folder}")
+    runner.generate(runner.sample_paths(), args.size, folder)
+    jobs = args.jobs or 2 * runner.cores()
     passes = []
     for number in (1, 2):
-        cohort.log(f"pass {number}: gradelib grade{' --force' if number > 1 else ''} ({jobs} jobs)")
+        runner.log(f"pass {number}: gradelib grade{' --force' if number > 1 else ''} ({jobs} jobs)")
         passes.append(grade_pass(folder, work / "reports", jobs, force=number > 1))
     series = [[dataclasses.asdict(sample) for sample in grading.samples] for grading in passes]
     (work / "soak-samples.json").write_text(json.dumps(series))  # every sample, for a closer look

@@ -6,6 +6,7 @@ The floor (which grades samples for real) is tested in tests/e2e/test_benchmark_
 
 from __future__ import annotations
 
+import argparse
 import filecmp
 import importlib
 import sys
@@ -13,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from conftest import ROOT
 
 from gradelib import takehomes
@@ -46,7 +48,7 @@ def _differing_files(a: Path, b: Path) -> list[str]:
 
 
 def test_generated_cohort_keeps_the_mix_and_gives_every_copy_its_own_digest(tmp_path: Path) -> None:
-    cohort = _load("cohort")
+    cohort = _load("runner")
     samples = cohort.sample_paths()
     made = cohort.generate(samples, 16, tmp_path / "cohort")
 
@@ -71,11 +73,39 @@ def test_generated_cohort_keeps_the_mix_and_gives_every_copy_its_own_digest(tmp_
         assert added.strip() in (f"# cohort copy {index}", f"// cohort copy {index}")
 
 
-def test_the_last_line_holds_both_ratios_against_the_bare_programs_at_the_kits_parallelism() -> None:
+def test_the_last_line_holds_both_ratios_for_every_cohort_size_in_order() -> None:
     cohort = _load("cohort")
-    floor = {"computed": 50.0, "parallel_measured": 60.0, "parallel_jobs": 40.0}
-    results = {"size": 100, "jobs": 4, "cores": 2, "final": "generated 100"}
-    results["columns"] = {"generated 100": {"grade": {"wall_seconds": 50.0}, "floor": floor}}
-    assert cohort.last_line(results) == "cohort of 100: kit/floor ratio 1.00; kit/bare-parallel ratio 1.25"
-    floor["parallel_jobs"] = None  # as many jobs as cores: the pool of `cores` is the bare run at equal footing
-    assert cohort.last_line(results).endswith("kit/bare-parallel ratio 0.83")
+
+    def column(size: int, kit: float, bare: float, computed: float) -> dict[str, object]:
+        floor = {"submissions": size, "computed": computed, "parallel_jobs": bare}
+        return {"grade": {"wall_seconds": kit}, "floor": floor}
+
+    results = {"columns": {"generated 6": column(6, 20.0, 16.0, 10.0), "generated 20": column(20, 55.0, 50.0, 44.0)}}
+    results["columns"]["generated 100"] = column(100, 210.0, 200.0, 300.0)
+    assert cohort.last_line(results) == (
+        "cohorts of 6/20/100: kit/bare-parallel ratio 1.25/1.10/1.05; kit/floor ratio 2.00/1.25/0.70"
+    )
+
+
+def test_cohort_sizes_are_read_distinct_and_ascending() -> None:
+    cohort = _load("cohort")
+    assert cohort.sizes("100,6,20,6") == (6, 20, 100)
+    for bad in ("", "0,6", "six"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            cohort.sizes(bad)
+
+
+def test_a_copys_floor_is_its_samples_and_the_floor_sums_every_copy() -> None:
+    cohort = _load("cohort")
+    assert cohort.sample_of(Path("/x/007-amara-okafor")) == "amara-okafor"
+    one = {"command_seconds": 3.0, "cpu_seconds": 1.0, "server_seconds": 0.5, "servers": 2}
+    two = {"command_seconds": 5.0, "cpu_seconds": 2.0, "server_seconds": 0.25, "servers": 1}
+    figures = cohort.floor_figures([one, two, one], 2)
+    assert figures == {
+        "submissions": 3,
+        "sum": 11.0,
+        "cpu": 4.0,
+        "computed": 5.5,
+        "servers": 1.25,
+        "server_instances": 5,
+    }
