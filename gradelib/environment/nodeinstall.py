@@ -16,9 +16,9 @@ from gradelib.environment.capped import run_capped, size_text
 from gradelib.environment.declaration import DEFAULT_NPM_REGISTRY, NodeDeclaration
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
+from gradelib.sandbox.mounts import NODE_MODULES
 
 FOLDER = "node"
-NODE_MODULES = "node_modules"
 HIDDEN_LOCK = ".package-lock.json"
 NPM_ERROR = re.compile(r"^npm (error|ERR!) (?!A complete log|Log files|\s*$)(.*)", re.M)
 KEPT_FIELDS = ("name", "version", "dependencies", "devDependencies", "overrides")

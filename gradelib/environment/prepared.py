@@ -14,6 +14,7 @@ from gradelib.environment.declaration import Declaration, read_declaration
 from gradelib.environment.declared import Declared
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
+from gradelib.sandbox.mounts import NODE_MODULES, Mounts
 
 SHIMS = "shims"
 SHIM_BIN = "bin"
@@ -41,7 +42,7 @@ class Installed:
     @property
     def node_modules(self) -> Path:
         """The node_modules folder (Node)."""
-        return self.folder / nodeinstall.FOLDER / nodeinstall.NODE_MODULES
+        return self.folder / nodeinstall.FOLDER / NODE_MODULES
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (no paths: they differ between machines)."""
@@ -103,12 +104,16 @@ class Environment:
             return [*found, str(self.python.venv / "bin")]
         return found + ([str(self.shims / SHIM_BIN)] if self.shims else [])
 
-    def run_env(self, cwd: Path) -> dict[str, str]:
-        """Variables one run in the copy `cwd` needs: an editable project's own folders first on PYTHONPATH."""
-        roots = self.python.editable_roots() if self.python else []
-        if not roots:
-            return {}
-        return {"PYTHONPATH": os.pathsep.join(str(Path(cwd) / root) if root else str(cwd) for root in roots)}
+    def mounts(self) -> Mounts:
+        """What the sandbox mounts, puts on PATH and links into every copy for this environment's runs."""
+        return Mounts(
+            read_only=tuple(self.read_only_paths()),
+            placeholders=tuple(self.placeholders().items()),
+            bin_dirs=tuple(self.bin_dirs()),
+            node_modules=self.node.node_modules if self.node else None,
+            venv=self.python.venv if self.python else None,
+            editable_roots=tuple(self.python.editable_roots()) if self.python else (),
+        )
 
     def runtime_dependencies(self) -> list[str]:
         """package.json `dependencies` names, sorted (`[]` when none)."""

@@ -200,7 +200,7 @@ def build_in_sandbox(
         wall_seconds=settings.build_seconds, cpu_seconds=int(settings.build_seconds) + 1,
         memory_bytes=BUILD_MEMORY_BYTES, file_bytes=MAX_WHEEL_BYTES,
     )  # fmt: skip
-    with Sandbox(tree, environment=environment, link_venv=False) as box:
+    with Sandbox(tree, mounts=environment.mounts(), link_venv=False) as box:
         if require_isolation:  # never on the host as is: probe before the build runs at all
             cache.readable(env_folder)
             probe = box.run(["python", "-I", "-c", "pass"], box.copy("probe"), limits=Limits(wall_seconds=60))

@@ -17,6 +17,7 @@ from gradelib.sandbox.box import (
     sandbox,
     tool,
 )
+from gradelib.sandbox.mounts import Mounts
 
 __all__ = [
     "ENV_FORCE_NO_NAMESPACES",
@@ -24,6 +25,7 @@ __all__ = [
     "TAIL_BYTES",
     "Isolation",
     "Limits",
+    "Mounts",
     "RunResult",
     "Sandbox",
     "Service",

@@ -28,12 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from gradelib.environment import Environment
-from gradelib.environment.nodeinstall import NODE_MODULES
 from gradelib.errors import SandboxUnavailable, UnsafeFile
 from gradelib.sandbox import connlog, diskcap, launched, nsinit, safefs
 from gradelib.sandbox.dnslog import RESOLV_CONF, DnsLog
 from gradelib.sandbox.masking import mask
+from gradelib.sandbox.mounts import NODE_MODULES, VENV_LINK, Mounts
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 ENV_FORCE_NO_NAMESPACES = "GRADELIB_NO_NAMESPACES"
@@ -63,7 +62,6 @@ OFFLINE_TOOLS = {
 KIT_LOG = "kit.log"  # in a run's scratch: what the kit's helpers in the sandbox (run wrappers) report
 KIT_LOG_ENV = "GRADELIB_KIT_LOG"
 MAX_KIT_LOG_BYTES = 256 * 1024
-VENV_LINK = ".venv"
 
 
 @dataclass(frozen=True)
@@ -229,7 +227,7 @@ class Sandbox(AbstractContextManager["Sandbox"]):
     """A workspace of fresh copies of one submission, and the runs made in them.
 
     The opt-in builds from source use it the same way, with an unpacked sdist as the source
-    and the build virtualenv as the environment (`environment/sourcebuild.py`).
+    and the build virtualenv as its mounts (`environment/sourcebuild.py`).
     """
 
     def __init__(
@@ -237,19 +235,19 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         source: Path,
         *,
         isolate: bool = True,
-        environment: Environment | None = None,
+        mounts: Mounts | None = None,
         disk_bytes: int | None = None,
         link_venv: bool = True,
     ) -> None:
         """`disk_bytes` caps the whole workspace (default `diskcap.configured_limit()`).
 
-        `link_venv` puts a `.venv` link to the environment's virtualenv in every copy (not for builds).
+        `link_venv` puts a `.venv` link to the mounted virtualenv in every copy (not for builds).
         """
         self.link_venv = link_venv
         self.source = Path(source)
         self.disk_bytes = disk_bytes
         self.disk = diskcap.DiskCap(Path(), None, "not entered")
-        self.environment = environment or Environment()
+        self.mounts = mounts or Mounts()
         self.isolate = isolate and not os.environ.get(ENV_FORCE_NO_NAMESPACES)
         self.as_root = _real_root()
         self.uid = CANDIDATE_UID_FIRST + secrets.randbelow(CANDIDATE_UID_COUNT) if self.as_root else os.getuid()
@@ -265,8 +263,8 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         return self
 
     def path_prefix(self) -> list[str]:
-        """What comes before the PATH of every run: the environment's bin (which runs `python`)."""
-        return self.environment.bin_dirs()
+        """What comes before the PATH of every run: the installed packages' bin (which runs `python`)."""
+        return list(self.mounts.bin_dirs)
 
     def __exit__(self, *exc: object) -> None:
         diskcap.release(self.disk)  # a capped workspace is unmounted: everything in it is gone at once
@@ -284,10 +282,10 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         target = base / nest / "submission" if nest else base / "submission"
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o711)
         safefs.copy_tree(self.source, target, reverse_order=reverse_order, include_git=include_git)
-        if self.environment.node is not None:
-            link_node_modules(target, self.environment.node.node_modules)
-        if self.environment.python is not None and self.link_venv:
-            link_venv(target, self.environment.python.venv)
+        if self.mounts.node_modules is not None:
+            link_node_modules(target, self.mounts.node_modules)
+        if self.mounts.venv is not None and self.link_venv:
+            link_venv(target, self.mounts.venv)
         if self.as_root:
             safefs.chown_tree(target, self.uid, self.uid)
         return target
@@ -418,7 +416,7 @@ class _Call:
     def _environment(self, ports: Mapping[str, int]) -> dict[str, str]:
         base = base_environment(self.scratch / "home", self.scratch / "tmp")
         base[KIT_LOG_ENV] = str(self._kit_log())
-        base.update(self.box.environment.run_env(self.cwd))
+        base.update(self.box.mounts.run_env(self.cwd))
         for service in self.services:
             for key, value in service.env.items():
                 base[key] = value.format(host="127.0.0.1", port=ports[service.name])
@@ -550,7 +548,7 @@ class _Call:
             resolv_conf=str(resolv),
             root_dir=str(root_dir),
             writable=tuple(self.box.writable(self.cwd, self.scratch)),
-            read_only=tuple(self.box.environment.read_only_paths() + self._kit_folder()),
+            read_only=(*self.box.mounts.read_only, *self._kit_folder()),
             # the run's /tmp: in the capped workspace; also where a restarted process finds what it left
             tmp=str(self.scratch / "tmp") if self.box.disk.bounded or self.keeps_machine else None,
             cwd=str(self.cwd),
@@ -590,7 +588,7 @@ class _Call:
         if not traced:
             notes.append("strace is not installed: attempted connections were not logged")
         hide = _placeholders(self.box.root, self.scratch, self.cwd)  # the kit's paths vary; never candidate text
-        hide |= self.box.environment.placeholders()  # the cache folder is the machine's, not the candidate's
+        hide |= dict(self.box.mounts.placeholders)  # the cache folder is the machine's, not the candidate's
         why = ended.why
         return RunResult(
             argv=tuple(mask(arg, hide) for arg in self.argv),

@@ -37,7 +37,7 @@ class BaseGrading:
         self.name = name or self.submission.name
         self.rubric = rubric or default_rubric(self.TAKEHOME)
         self.environment = environment if environment is not None else prepare(self.submission)
-        self.box = Sandbox(self.submission, environment=self.environment)
+        self.box = Sandbox(self.submission, mounts=self.environment.mounts())
 
     def __enter__(self) -> Self:
         self.box.__enter__()

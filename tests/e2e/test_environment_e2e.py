@@ -97,7 +97,7 @@ def detector() -> Iterator[tuple[int, list[str], list[int]]]:
 
 
 def _run(env: Environment, root: Path, argv: list[str]) -> tuple[int | None, str]:
-    with Sandbox(root, environment=env) as box:
+    with Sandbox(root, mounts=env.mounts()) as box:
         copy = box.copy("run")
         result = box.run(argv, copy)
     return result.exit_code, result.stdout + result.stderr
@@ -142,7 +142,7 @@ def test_a_run_sh_that_pip_installs_first_finds_everything_installed_offline(
     )
     env = prepare(root, settings)
     assert env.python is not None and (env.python.venv / "bin" / "pip").exists()
-    with Sandbox(root, environment=env) as box:
+    with Sandbox(root, mounts=env.mounts()) as box:
         result = box.run(["./run.sh"], box.copy("run"))
     assert result.exit_code == 0, result.stderr
     assert result.stdout.strip().endswith("ok")

@@ -90,7 +90,7 @@ def test_the_opt_in_builds_it_in_the_sandbox_and_the_submission_imports_it(
     assert built["name"] == "docopt" and built["version"] == "0.6.2" and built["sdist"] == "docopt-0.6.2.tar.gz"
     assert built["isolation"] in ("root-namespaces", "user-namespaces") and built["build_seconds"] > 0
     assert "built from source in the sandbox" in env.summary()
-    with Sandbox(root, environment=env) as box:
+    with Sandbox(root, mounts=env.mounts()) as box:
         result = box.run(["./run.sh"], box.copy("run"))
     assert result.exit_code == 0, result.stderr
     version, where = result.stdout.split()
@@ -268,7 +268,7 @@ def test_a_hostile_setup_py_builds_in_the_sandbox_with_no_network_and_no_writes_
     assert connections == []  # the build's loopback is its own: the host's detector saw nothing
     [built] = env.python.built
     assert any(f"127.0.0.1:{port}" in c for c in built["connections"]), built  # the attempt is evidence
-    with Sandbox(root, environment=env) as box:
+    with Sandbox(root, mounts=env.mounts()) as box:
         result = box.run(["python", "-c", "import evilpkg; print(evilpkg.VALUE)"], box.copy("run"))
     assert result.stdout.strip() == "42", result.stderr
 

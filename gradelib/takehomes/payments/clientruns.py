@@ -238,9 +238,11 @@ class _Stopper:
 class ClientRunner:
     """Runs the driver and the candidate's tests in one grading's sandbox, each against a fresh gateway."""
 
-    def __init__(self, box: Sandbox, node: str | None) -> None:
+    def __init__(self, box: Sandbox, node: str | None, installed: Mapping[str, str] | None = None) -> None:
+        """`installed`: the node packages the submission's declaration installed, name -> version."""
         self.box = box
         self.node = node
+        self.installed = dict(installed or {})
 
     @cached
     def driver(self) -> Path:
@@ -332,9 +334,7 @@ class ClientRunner:
         binary = tool(command[0])
         if binary is None:
             return SuiteRuns(kind, command, problem=NPM_MISSING)
-        node = self.box.environment.node
-        versions = {name: version for name, version, _dev in node.packages} if node else {}
-        return run_suites(submission, binary, self.box.copy, self._test_run, versions)
+        return run_suites(submission, binary, self.box.copy, self._test_run, self.installed)
 
     def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
         service = Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)

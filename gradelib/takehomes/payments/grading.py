@@ -137,7 +137,9 @@ class PaymentsGrading(BaseGrading):
     @cached
     def runner(self) -> ClientRunner:
         """Runs the client and the tests in this grading's sandbox, with the node found (or set)."""
-        return ClientRunner(self.box, self.node)
+        node = self.environment.node
+        installed = {name: version for name, version, _dev in node.packages} if node else {}
+        return ClientRunner(self.box, self.node, installed)
 
     def _scenario(self, name: str, limits: Limits, runs: int = 1) -> ScenarioRun:
         skipped = None

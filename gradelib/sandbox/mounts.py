@@ -1,0 +1,36 @@
+"""What a submission's installed packages look like to its runs: plain folders, which `environment/` describes.
+
+The sandbox knows nothing of declarations, installers or lockfiles. It mounts these folders
+read-only at the same path, puts these bin folders first on PATH, links the installed
+`node_modules` and virtualenv into every copy, and shows these folders under placeholders in
+what runs print. `environment.Environment.mounts()` produces one; an empty one is a submission
+that declares nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+NODE_MODULES = "node_modules"  # where an installed node_modules is linked into every copy
+VENV_LINK = ".venv"  # where the installed virtualenv is linked into every copy
+
+
+@dataclass(frozen=True)
+class Mounts:
+    """The folders of a submission's installed packages, as its runs see them."""
+
+    read_only: tuple[str, ...] = ()  # mounted read-only at the same path
+    placeholders: tuple[tuple[str, str], ...] = ()  # (folder, how runs show it): the same on every machine
+    bin_dirs: tuple[str, ...] = ()  # first on PATH, in this order
+    node_modules: Path | None = None  # linked into every copy as `node_modules`
+    venv: Path | None = None  # linked into every copy as `.venv`
+    editable_roots: tuple[str, ...] = ()  # an editable project's folders, relative to the copy ("" the copy)
+
+    def run_env(self, cwd: Path) -> dict[str, str]:
+        """Variables one run in the copy `cwd` needs: an editable project's own folders first on PYTHONPATH."""
+        if not self.editable_roots:
+            return {}
+        roots = (str(Path(cwd) / root) if root else str(cwd) for root in self.editable_roots)
+        return {"PYTHONPATH": os.pathsep.join(roots)}
