@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gradelib import takehomes
+from gradelib import safetext, takehomes
 from gradelib.cohort import meeting
-from gradelib.display import safetext
 from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io

@@ -17,8 +17,8 @@ import weakref
 from pathlib import Path
 from typing import Any
 
-from gradelib import takehomes
-from gradelib.display import render, safetext
+from gradelib import safetext, takehomes
+from gradelib.display import render
 from gradelib.errors import GradelibError
 from gradelib.intake import ingest
 from gradelib.result import LineResult, Report

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from gradelib.display.safetext import one_line, valid_utf8
+from gradelib.safetext import one_line, valid_utf8
 
 Outcome = Literal["pass", "fail", "error", "unverified", "needs_review"]
 Tier = Literal["weak", "acceptable", "strong"]

@@ -32,7 +32,7 @@ from statistics import fmean
 from typing import Literal
 
 from gradelib.display.render import STYLE, Html
-from gradelib.display.safetext import html_visible
+from gradelib.safetext import html_visible
 
 Metric = Literal["nominal", "ordinal", "interval"]
 LineKey = tuple[str, str]  # (takehome, line_id)

@@ -11,8 +11,8 @@ from gradelib.cohort.agreement import note
 from gradelib.cohort.table import Cohort, is_refused
 from gradelib.cohort.view import defuse
 from gradelib.display.render import STYLE, Html, table_html
-from gradelib.display.safetext import html_visible
 from gradelib.gradebook.exchange import atomic_file, csv_cell
+from gradelib.safetext import html_visible
 
 COLUMNS = ("takehome", "submission", "name", "total", "max_total", "decision", "reason", "decided_by", "decided_at")
 UNDECIDED = ""

@@ -14,8 +14,8 @@ from dataclasses import dataclass, replace
 from gradelib.cohort.agreement import Rating, alpha_text, leniency, line_agreement, note
 from gradelib.cohort.table import Cohort, Entry, ratings_of
 from gradelib.display.render import STYLE, Html, table_html
-from gradelib.display.safetext import html_visible
 from gradelib.gradebook import Gradebook, ScoreEntry
+from gradelib.safetext import html_visible
 
 NO_MEETING = "No resolution recorded yet: once the meeting resolves a line, this compares agreement before and now."
 

@@ -18,10 +18,10 @@ from gradelib.cohort import meeting
 from gradelib.cohort.agenda import agenda
 from gradelib.cohort.table import Cohort, is_refused
 from gradelib.display.render import STYLE, Html
-from gradelib.display.safetext import clipped_text, html_visible
 from gradelib.errors import GradelibError
 from gradelib.gradebook import Gradebook
 from gradelib.review.panel import ENV_REVIEWER, is_headless
+from gradelib.safetext import clipped_text, html_visible
 
 HEADLESS_NOTE = (
     "The meeting panel records resolutions and decisions when this notebook is open in JupyterLab"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from gradelib.display import safetext
+from gradelib import safetext
 
 PY_TRACEBACK = "Traceback (most recent call last):"
 # Printed last by Node for an uncaught error; says nothing about the error.

@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gradelib.display.safetext import demote_headings, html_text, html_visible, sanitize_html, terminal_text
 from gradelib.result import LineResult, Report
+from gradelib.safetext import demote_headings, html_text, html_visible, sanitize_html, terminal_text
 
 OUTCOME_COLOURS = {
     "pass": "#1a7f37",

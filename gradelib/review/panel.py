@@ -11,7 +11,6 @@ from typing import Any
 import ipywidgets as widgets
 
 from gradelib.display.render import STYLE, Html, badge
-from gradelib.display.safetext import clipped_text, html_visible
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, utc_now
 from gradelib.intake import ingest
@@ -47,6 +46,7 @@ from gradelib.review.scoring import (
     save_scores,
     save_values,
 )
+from gradelib.safetext import clipped_text, html_visible
 
 __all__ = [
     "ENV_HEADLESS",

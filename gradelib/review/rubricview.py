@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from gradelib.display.safetext import terminal_text
 from gradelib.review.clarifications import Clarification
 from gradelib.review.rubric import Rubric, RubricLine
+from gradelib.safetext import terminal_text
 
 
 def clarification_text(item: Clarification) -> str:

@@ -10,7 +10,8 @@ from xml.etree import ElementTree
 import pytest
 from conftest import write_tree
 
-from gradelib.display import render, safetext
+from gradelib import safetext
+from gradelib.display import render
 from gradelib.result import LineResult, Report
 from gradelib.review.rubric import default_rubric
 from gradelib.takehomes import payments

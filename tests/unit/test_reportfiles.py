@@ -9,12 +9,12 @@ from typing import Any
 import nbformat
 import pytest
 
-from gradelib.display.safetext import markdown_html
 from gradelib.gradebook import Gradebook
 from gradelib.notebook import NotebookGrading, open_grading, report_from_dict, views_path
 from gradelib.result import LineResult, Report
 from gradelib.review import labhooks, reportfiles
 from gradelib.review.panel import PANEL_OUTPUT_METADATA
+from gradelib.safetext import markdown_html
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
 

@@ -6,7 +6,8 @@ import types
 
 import pytest
 
-from gradelib.display import render, safetext
+from gradelib import safetext
+from gradelib.display import render
 from gradelib.result import LineResult
 
 SCRIPT = '<script>alert("x")</script>'

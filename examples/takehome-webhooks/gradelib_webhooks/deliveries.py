@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from gradelib.display import safetext
+from gradelib import safetext
 from gradelib.display.errorline import first_error_line
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from gradelib.display import safetext
+from gradelib import safetext
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached
 from gradelib.result import LineResult, Tier

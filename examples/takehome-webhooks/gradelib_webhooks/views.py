@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from gradelib.display import render, safetext
+from gradelib import safetext
+from gradelib.display import render
 
 from gradelib_webhooks.deliveries import ScenarioRun
 

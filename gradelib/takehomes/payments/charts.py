@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gradelib.display import render, safetext
+from gradelib import safetext
+from gradelib.display import render
 
 STATUS_COLOURS = {"2xx": "#1a7f37", "503": "#cf222e", "hung": "#6e7781", "other": "#bf8700"}
 STATUS_LABELS = {"2xx": "2xx answered", "503": "503", "hung": "hung (no answer)", "other": "other status"}

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.display import safetext
+from gradelib import safetext
 from gradelib.display.errorline import first_error_line
 from gradelib.lazy import cached
 from gradelib.review.rubric import takehome_data

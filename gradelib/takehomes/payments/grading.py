@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gradelib.display import safetext
+from gradelib import safetext
 from gradelib.environment import Environment
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached

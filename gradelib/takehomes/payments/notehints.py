@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gradelib.display import safetext
+from gradelib import safetext
 
 MAX_HINTS = 200
 # Hints shown to the reviewer beside the note; never scored. (kind, label, pattern)
