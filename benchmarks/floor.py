@@ -29,7 +29,6 @@ from typing import Any
 
 from gradelib import takehomes
 from gradelib.environment import Environment, prepare
-from gradelib.review.rubric import takehome_data
 from gradelib.sandbox import SANDBOX_PATH, Isolation, RunResult, base_environment, link_node_modules
 from gradelib.takehomes import payments, replay
 from gradelib.takehomes.payments.clientruns import (
@@ -44,6 +43,7 @@ from gradelib.takehomes.payments.clientruns import (
 from gradelib.takehomes.payments.gateway import Gateway
 from gradelib.takehomes.payments.suites import run_suites
 from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
+from gradelib.takehomes.rubric import takehome_data
 
 PATH = SANDBOX_PATH
 MAX_CALLS = replay.MAX_CALLS  # the kit stops a record run once the stub has seen more calls than this

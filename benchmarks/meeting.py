@@ -37,8 +37,8 @@ HERE = Path(__file__).resolve().parent
 REPO = kitpython.REPO
 
 from gradelib.gradebook import Gradebook  # noqa: E402
-from gradelib.review.rubric import default_rubric  # noqa: E402
 from gradelib.review.scoring import ReviewLine, review_lines  # noqa: E402
+from gradelib.takehomes.rubric import default_rubric  # noqa: E402
 
 GOLDEN = REPO / "tests" / "golden"
 SAMPLES = REPO / "submissions"

@@ -18,8 +18,8 @@ from gradelib.errors import GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
 from gradelib.review import clarifications, reportfiles, rubricview, worklist
-from gradelib.review.rubric import load_rubric
 from gradelib.takehomes import handout
+from gradelib.takehomes.rubric import load_rubric
 
 # Each command imports what only it needs (batch, cohort, environment...): `summary` and `queue`
 # need not pay for pandas, the batch's kernels or the sandbox before they start.
@@ -246,7 +246,10 @@ def _deps(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     found = fetch(
-        args.paths, settings, progress=lambda item: print(safetext.terminal_text(item.describe()), flush=True)
+        args.paths,
+        settings,
+        progress=lambda item: print(safetext.terminal_text(item.describe()), flush=True),
+        recognises=takehomes.recognises,
     )
     failed = [item for item in found if item.error or (item.environment and item.environment.error)]
     print(f"{len(found)} submission(s), {len(failed)} with problems; cache: {settings.cache_dir}")

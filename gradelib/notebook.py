@@ -22,7 +22,7 @@ from gradelib.display import render
 from gradelib.errors import GradelibError
 from gradelib.intake import ingest
 from gradelib.result import LineResult, Report
-from gradelib.review.rubric import Rubric, default_rubric, load_rubric
+from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 VIEWS_SUFFIX = ".views.json"  # beside the JSON result: what a notebook shows beyond the lines (request logs)
 STORED_VIEWS: dict[str, tuple[str, ...]] = {"payments": ("attempts",)}  # the grading methods whose data is stored

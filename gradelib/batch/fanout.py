@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gradelib import __version__
+from gradelib.batch import staging
 from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
 from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
@@ -25,7 +26,6 @@ from gradelib.environment.capped import size_text
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
-from gradelib.intake import staging
 from gradelib.notebook import views_path
 from gradelib.review.reportfiles import refresh_report
 from gradelib.sandbox import diskcap

@@ -23,8 +23,8 @@ from gradelib.cohort.agreement import Rating, note
 from gradelib.cohort.table import Cohort, Entry, is_refused
 from gradelib.display.render import STYLE, Html, table_html
 from gradelib.gradebook.meeting import Resolution
-from gradelib.review.rubric import RubricLine
 from gradelib.safetext import clipped_text, html_visible, terminal_text
+from gradelib.takehomes.rubric import RubricLine
 
 POINTS_SHARE = 0.25  # a points line is on the agenda when reviewers differ by a quarter of its maximum
 EVIDENCE_CHARS = 600

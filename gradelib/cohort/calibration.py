@@ -21,8 +21,8 @@ from statistics import fmean
 from gradelib.cohort.agreement import Rating, note
 from gradelib.cohort.table import Cohort, line_cell
 from gradelib.display.render import STYLE, Html, table_html
-from gradelib.review.rubric import RubricLine
 from gradelib.safetext import html_visible
+from gradelib.takehomes.rubric import RubricLine
 
 NO_ANCHORS = "No calibration anchors yet: the lead marks a few with `gradelib anchor add --takehome T 'Submission #N'`."
 NO_SCORES_ON_ANCHORS = "No reviewer has scored an anchor yet."

@@ -23,8 +23,8 @@ from pathlib import Path
 
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import DEFAULT_PATH, Gradebook
-from gradelib.review.rubric import default_rubric
 from gradelib.review.scoring import ReviewLine, review_lines, save_scores
+from gradelib.takehomes.rubric import default_rubric
 
 DEMO_REVIEWERS = ("ana", "ben", "chloe")
 DEFAULT_SEED = 7

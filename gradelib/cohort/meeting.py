@@ -16,8 +16,8 @@ from gradelib.errors import RecordRefused, RubricError, UnknownTakehome
 from gradelib.gradebook import Gradebook, SubmissionRow
 from gradelib.gradebook.meeting import Decision, Resolution, latest_resolutions
 from gradelib.review.clarifications import Clarification, add_clarification, clarifications_path
-from gradelib.review.rubric import Rubric, RubricLine, default_rubric, load_rubric
 from gradelib.review.scoring import ENV_REVIEWER
+from gradelib.takehomes.rubric import Rubric, RubricLine, default_rubric, load_rubric
 
 ENV_DECISIONS = "GRADELIB_DECISIONS"  # the team's own wording, comma-separated, e.g. "advance,hold,decline"
 DEFAULT_DECISIONS = ("advance", "hold", "decline")

@@ -30,8 +30,8 @@ from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, SubmissionRow
 from gradelib.gradebook.meeting import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
-from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
 from gradelib.safetext import html_visible
+from gradelib.takehomes.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: `gradelib summary` only parses Filters here
     import pandas as pd

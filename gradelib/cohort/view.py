@@ -24,8 +24,8 @@ from gradelib.cohort.table import (
     line_columns,
 )
 from gradelib.display.render import STYLE, Html, table_html
-from gradelib.review.rubric import RubricLine
 from gradelib.safetext import html_visible
+from gradelib.takehomes.rubric import RubricLine
 
 SOURCE_CSS = {
     FROM_RESOLUTION: "font-weight:bold;background:#dafbe1",

@@ -33,10 +33,15 @@ def fetch(
     paths: Sequence[Path],
     settings: InstallSettings,
     progress: Callable[[Fetched], None] | None = None,
+    recognises: Callable[[Path], bool] | None = None,
 ) -> list[Fetched]:
-    """Install (or find in the cache) the declared dependencies of every submission under `paths`."""
+    """Install (or find in the cache) the declared dependencies of every submission under `paths`.
+
+    `recognises` tells a submission folder by its take-home's own marker files (`takehomes.recognises`).
+    """
     found: list[Fetched] = []
-    for origin in [sub for path in paths for sub in ingest.find_submissions(Path(path))]:
+    subs = [sub for path in paths for sub in ingest.find_submissions(Path(path), recognises=recognises)]
+    for origin in subs:
         try:
             with ingest.open_submission(origin) as sub:
                 item = Fetched(origin, sub.name, prepare(sub.path, settings))

@@ -23,12 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gradelib.environment import buildsystem, sdist, uvtool
+from gradelib.environment import buildsystem, cache, sdist, uvtool
 from gradelib.environment.buildfrontend import EXIT_MISSING, MISSING_PREFIX
 from gradelib.environment.buildsystem import BuildSystem
 from gradelib.environment.capped import run_capped
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError, UnsafeFile
+from gradelib.sandbox import Limits, Mounts, Sandbox, safefs
 
 WHEELHOUSE = "wheelhouse"  # in the environment folder: the wheels built from source
 WORK = ".sourcebuild"
@@ -190,17 +191,18 @@ def build_in_sandbox(
     run; without it, it is refused by name. `require_isolation` refuses to build at all where the
     network cannot be turned off.
     """
-    # Imported here: the sandbox imports this package (its Environment type).
-    from gradelib.environment import cache
-    from gradelib.environment.prepared import Environment, Installed
-    from gradelib.sandbox import Limits, Sandbox
-
-    environment = Environment(python=Installed("python", env_folder, "build", (), False, 0.0))
+    venv = env_folder / BUILD_VENV
+    mounts = Mounts(
+        read_only=(str(env_folder),),
+        placeholders=((str(env_folder), "<python-env>"),),
+        bin_dirs=(str(venv / "bin"),),
+        venv=venv,
+    )
     limits = Limits(
         wall_seconds=settings.build_seconds, cpu_seconds=int(settings.build_seconds) + 1,
         memory_bytes=BUILD_MEMORY_BYTES, file_bytes=MAX_WHEEL_BYTES,
     )  # fmt: skip
-    with Sandbox(tree, mounts=environment.mounts(), link_venv=False) as box:
+    with Sandbox(tree, mounts=mounts, link_venv=False) as box:
         if require_isolation:  # never on the host as is: probe before the build runs at all
             cache.readable(env_folder)
             probe = box.run(["python", "-I", "-c", "pass"], box.copy("probe"), limits=Limits(wall_seconds=60))
@@ -257,8 +259,6 @@ def store_wheel(built: BuiltWheel, wheelhouse: Path) -> Path:
 
 
 def _read(folder: Path, name: str) -> bytes:
-    from gradelib.sandbox import safefs
-
     data = safefs.read_file(folder, name, MAX_WHEEL_BYTES)
     if data is None:
         raise UnsafeFile(name, "is missing")

@@ -11,7 +11,7 @@ import tarfile
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -217,17 +217,21 @@ def _single_top_folder(target: Path) -> Path:
     return target
 
 
-def find_submissions(path: Path, *, depth: int = 2) -> list[Path]:
-    """One submission, or the submissions inside a folder of them (one level of grouping allowed)."""
+def find_submissions(path: Path, *, depth: int = 2, recognises: Callable[[Path], bool] | None = None) -> list[Path]:
+    """One submission, or the submissions inside a folder of them (one level of grouping allowed).
+
+    A folder is a submission when it holds a file any submission may hold, or when `recognises`
+    says so (the take-homes' registry, which knows each take-home's own marker files).
+    """
     path = Path(path)
-    if not path.is_dir() or _looks_like_submission(path):
+    if not path.is_dir() or _looks_like_submission(path, recognises):
         return [path]
     found: list[Path] = []
     for child in sorted(path.iterdir(), key=lambda p: p.name):
         if child.name.startswith(".") or not is_submission(child):
             continue
-        if child.is_dir() and not _looks_like_submission(child) and depth > 1:
-            found += find_submissions(child, depth=depth - 1)
+        if child.is_dir() and not _looks_like_submission(child, recognises) and depth > 1:
+            found += find_submissions(child, depth=depth - 1, recognises=recognises)
         else:
             found.append(child)
     return found
@@ -238,9 +242,7 @@ def find_submissions(path: Path, *, depth: int = 2) -> list[Path]:
 COMMON_MARKERS = ("NOTE.md", "tickets.json", "package.json", "requirements.txt", "pyproject.toml")
 
 
-def _looks_like_submission(folder: Path) -> bool:
-    from gradelib import takehomes  # plugins import this module's users; load them only when asked
-
-    if any(plugin.recognises(folder) for plugin in takehomes.available()):
+def _looks_like_submission(folder: Path, recognises: Callable[[Path], bool] | None) -> bool:
+    if recognises is not None and recognises(folder):
         return True
     return any((folder / marker).exists() for marker in COMMON_MARKERS)

@@ -1,1 +1,1 @@
-"""Review: rubric files and scoring rules, the scoring panel and its read-only table, a reviewer's queue."""
+"""Review: the scoring rules, the scoring panel and its read-only table, a reviewer's queue."""

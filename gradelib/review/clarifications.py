@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from gradelib.errors import RecordRefused, RubricError
-from gradelib.review.rubric import Rubric
+from gradelib.takehomes.rubric import Rubric
 
 CLARIFICATIONS_FILE = "clarifications.toml"
 HEADER = (

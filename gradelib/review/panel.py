@@ -17,7 +17,6 @@ from gradelib.intake import ingest
 from gradelib.result import LineResult
 from gradelib.review import labhooks
 from gradelib.review.clarifications import Clarification, load_clarifications
-from gradelib.review.rubric import Rubric, default_rubric, load_rubric
 from gradelib.review.rubricview import clarification_text
 from gradelib.review.scoretable import (
     ENV_HEADLESS,
@@ -47,6 +46,7 @@ from gradelib.review.scoring import (
     save_values,
 )
 from gradelib.safetext import clipped_text, html_visible
+from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 __all__ = [
     "ENV_HEADLESS",

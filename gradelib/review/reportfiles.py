@@ -207,8 +207,8 @@ def refresh_score_tables(
 def refresh_report(path: Path, book: Any, takehome: str, name: str, *, reveal: bool = False) -> bool:
     """Take one report's score table from the open gradebook `book` and re-export its HTML; whether it had one."""
     from gradelib.errors import RubricError, UnknownTakehome
-    from gradelib.review.rubric import default_rubric
     from gradelib.review.scoretable import stored_table
+    from gradelib.takehomes.rubric import default_rubric
 
     try:
         rubric = default_rubric(takehome)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from gradelib.review.clarifications import Clarification
-from gradelib.review.rubric import Rubric, RubricLine
 from gradelib.safetext import terminal_text
+from gradelib.takehomes.rubric import Rubric, RubricLine
 
 
 def clarification_text(item: Clarification) -> str:

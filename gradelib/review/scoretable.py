@@ -22,9 +22,9 @@ from gradelib.display.render import STYLE, Html, badge
 from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
 from gradelib.gradebook.meeting import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
-from gradelib.review.rubric import Rubric
 from gradelib.review.scoring import ReviewLine, review_lines
 from gradelib.safetext import clipped_text, html_visible
+from gradelib.takehomes.rubric import Rubric
 
 ENV_HEADLESS = "GRADELIB_HEADLESS"  # set for papermill runs (the batch, the summary): no live widgets
 ENV_REVEAL = "GRADELIB_REVEAL"  # the lead's setting: show every reviewer's scores (and candidates' names)

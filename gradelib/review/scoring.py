@@ -10,7 +10,7 @@ from typing import Any, Literal
 from gradelib.errors import CommentRequired, GradelibError
 from gradelib.gradebook import Gradebook
 from gradelib.result import LineResult
-from gradelib.review.rubric import UNDECIDED, Rubric, RubricLine
+from gradelib.takehomes.rubric import UNDECIDED, Rubric, RubricLine
 
 ReviewKind = Literal["tiers", "points"]
 ENV_REVIEWER = "GRADELIB_REVIEWER"

@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass
 
 from gradelib.gradebook import Gradebook
-from gradelib.review.rubric import Rubric, default_rubric
 from gradelib.review.scoring import review_lines
+from gradelib.takehomes.rubric import Rubric, default_rubric
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,11 @@ def detect(folder: Path) -> str | None:
     return None
 
 
+def recognises(folder: Path) -> bool:
+    """Whether any installed take-home recognises `folder` as one of its submissions (`intake` asks)."""
+    return detect(folder) is not None
+
+
 def markers_text() -> str:
     """The marker files of every take-home, for a message ("run.sh, cassettes or checkout.mjs")."""
     found = [marker for plugin in available() for marker in plugin.markers]

@@ -9,9 +9,9 @@ from typing import Any, ClassVar, Self
 
 from gradelib.environment import Environment, prepare, wrappers
 from gradelib.result import LineResult, Outcome, Report, Tier
-from gradelib.review.rubric import Rubric, default_rubric
 from gradelib.sandbox import RunResult, Sandbox
 from gradelib.takehomes import kitfault
+from gradelib.takehomes.rubric import Rubric, default_rubric
 
 
 class BaseGrading:

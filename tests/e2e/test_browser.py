@@ -33,7 +33,7 @@ from gradelib import batch, cli
 from gradelib.cohort.summary import run_summary
 from gradelib.gradebook import Gradebook
 from gradelib.review.panel import ENV_HEADLESS, ENV_REVIEWER, SAVE_LABEL
-from gradelib.review.rubric import default_rubric
+from gradelib.takehomes.rubric import default_rubric
 
 pytestmark = pytest.mark.e2e
 

@@ -42,7 +42,7 @@ from gradelib.cohort.view import RESOLVED_MARK
 from gradelib.gradebook import Gradebook
 from gradelib.review.clarifications import clarifications_path
 from gradelib.review.panel import ENV_REVIEWER
-from gradelib.review.rubric import RubricLine
+from gradelib.takehomes.rubric import RubricLine
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ from conftest import SAMPLES, write_tree
 from sample_cohort import GradedCohort, grade_samples
 
 from gradelib import cli
-from gradelib.review.rubric import default_rubric
+from gradelib.takehomes.rubric import default_rubric
 
 pytestmark = pytest.mark.e2e
 

@@ -22,7 +22,7 @@ from gradelib.cohort.summary import run_summary
 from gradelib.cohort.table import load
 from gradelib.errors import GradelibError
 from gradelib.gradebook import Gradebook
-from gradelib.review.rubric import default_rubric
+from gradelib.takehomes.rubric import default_rubric
 
 pytestmark = pytest.mark.e2e
 CHART_COPIES = Path("/tmp/gradelib-charts")  # for a human to look at once

@@ -474,7 +474,7 @@ def test_view_has_line_titles_tier_words_and_waiting_for(book_path: Path) -> Non
 
 def test_tier_word_is_the_nearest_tier() -> None:
     from gradelib.cohort.table import line_cell, tier_word
-    from gradelib.review.rubric import default_rubric
+    from gradelib.takehomes.rubric import default_rubric
 
     key_scope = default_rubric("payments").line("key_scope")
     assert [tier_word(key_scope, p) for p in (0.0, 0.4, 1.0, 1.3, 2.0)] == [
@@ -533,7 +533,7 @@ def test_calibration_anchors_distance_from_consensus(book_path: Path) -> None:
 
 def test_per_reviewer_distributions_per_line(book_path: Path) -> None:
     from gradelib.cohort import calibration
-    from gradelib.review.rubric import default_rubric
+    from gradelib.takehomes.rubric import default_rubric
 
     cohort = load(book_path)
     counts = calibration.distribution(cohort.ratings, default_rubric("payments").line("found_defect"), "payments")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from gradelib import takehomes
 from gradelib.errors import SubmissionError
 from gradelib.intake import ingest
 
@@ -441,7 +442,7 @@ def test_find_submissions_in_a_cohort_folder(tmp_path: Path) -> None:
     (cohort / ".cache").mkdir()
     (cohort / ".DS_Store.zip").write_bytes(b"")
 
-    found = ingest.find_submissions(cohort)
+    found = ingest.find_submissions(cohort, recognises=takehomes.recognises)
 
     assert [p.name for p in found] == ["alice.zip", "bob.tar.gz", "carol", "dan.bundle"]
 
@@ -456,7 +457,7 @@ def test_find_submissions_on_one_submission_folder(tmp_path: Path, marker: str) 
         (folder / marker).write_text("x")
     (folder / "src").mkdir()
 
-    assert ingest.find_submissions(folder) == [folder]
+    assert ingest.find_submissions(folder, recognises=takehomes.recognises) == [folder]
 
 
 def test_find_submissions_on_one_archive(tmp_path: Path) -> None:
@@ -498,12 +499,11 @@ def test_a_folder_with_only_a_plugins_marker_is_one_submission(tmp_path: Path, m
     """A team's take-home is recognised by its own marker files, not only the kit's."""
     import dataclasses
 
-    from gradelib import takehomes
-
     plugin = dataclasses.replace(takehomes.load("payments"), id="webhooks", markers=("consumer.mjs",))
     monkeypatch.setattr(takehomes, "available", lambda: [plugin])
     sub = tmp_path / "cohort" / "ada"
     sub.mkdir(parents=True)
     (sub / "consumer.mjs").write_text("export {}\n")
-    assert ingest.find_submissions(tmp_path / "cohort") == [sub]
-    assert ingest.find_submissions(sub) == [sub]
+    assert ingest.find_submissions(tmp_path / "cohort", recognises=takehomes.recognises) == [sub]
+    assert ingest.find_submissions(sub, recognises=takehomes.recognises) == [sub]
+    assert ingest.find_submissions(sub) == [], "intake alone knows only the files any submission may hold"

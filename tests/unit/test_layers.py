@@ -1,7 +1,7 @@
-"""Layers: the sandbox, the kit's lowest layer, imports nothing of the kit above it.
+"""Layers: no module of the kit imports a layer above its own, and no import cycle.
 
-Every import counts, those inside functions too: an import moved into a function to dodge a
-cycle is still a cycle.
+The layer order is written once, below (`LAYERS`). Every import counts, those inside functions
+too: an import moved into a function to dodge a cycle is still a cycle.
 """
 
 from __future__ import annotations
@@ -11,47 +11,122 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = "gradelib"
-# What the sandbox may use of the kit: itself and the exception types every layer shares.
-SANDBOX_MAY_IMPORT = ("gradelib.sandbox", "gradelib.errors")
+# Bottom to top: a module may import its own layer and those below it. Names are gradelib's
+# top-level modules and packages ("gradelib" itself is the package's API, above the sandbox).
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "result", "safetext", "imports", "lazy", "servers"),  # the vocabulary every layer shares
+    ("sandbox",),
+    ("gradelib",),
+    ("intake",),
+    ("environment",),
+    ("gradebook",),
+    ("display",),
+    ("takehomes",),
+    ("review",),
+    ("notebook",),
+    ("batch",),
+    ("cohort",),  # the summary runs its notebook through batch.execute
+    ("cli", "__main__"),
+)
 
 
-def kit_imports(path: Path) -> list[tuple[int, str]]:
-    """(line, module) for every module of the kit that `path` imports, anywhere in the file."""
+def module_name(path: Path, root: Path) -> str:
+    """`gradelib/sandbox/box.py` -> `gradelib.sandbox.box` (a package's `__init__` is the package)."""
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imports_of(path: Path, modules: set[str]) -> list[tuple[int, str]]:
+    """(line, module) for every module among `modules` that `path` imports, anywhere in the file.
+
+    `from a.b import c` is an import of `a.b.c` when that is a module, else of `a.b`.
+    """
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == KIT:  # `from gradelib import takehomes`: the module is the name imported
-                found += [(node.lineno, f"{KIT}.{alias.name}") for alias in node.names]
-            else:
-                found.append((node.lineno, node.module))
-    return [(line, name) for line, name in found if name == KIT or name.startswith(f"{KIT}.")]
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.append((node.lineno, sub if sub in modules else node.module))
+    return sorted({(line, name) for line, name in found if name in modules})
 
 
-def outside(folder: Path, allowed: tuple[str, ...]) -> list[str]:
-    """`path:line module` for each import of the kit under `folder` that is not in `allowed` (or below it)."""
+def graph(root: Path) -> dict[str, list[tuple[int, str]]]:
+    """Every module under `root` (a package folder) and the modules of that package it imports."""
+    paths = {module_name(path, root): path for path in sorted(root.rglob("*.py"))}
+    modules = set(paths)
+    return {name: imports_of(path, modules) for name, path in paths.items()}
+
+
+def layer_of(module: str) -> int:
+    """The index in `LAYERS` of a module's top-level name; a name in no layer is an error."""
+    top = module.split(".")[1] if "." in module else module
+    for index, names in enumerate(LAYERS):
+        if top in names:
+            return index
+    raise AssertionError(f"{module} is in no layer: add its top-level name to LAYERS")
+
+
+def upward(edges: dict[str, list[tuple[int, str]]]) -> list[str]:
+    """`module:line -> imported` for each import of a layer above the importer's own."""
     return [
-        f"{path.relative_to(folder.parent)}:{line} {name}"
-        for path in sorted(folder.rglob("*.py"))
-        for line, name in kit_imports(path)
-        if not any(name == prefix or name.startswith(f"{prefix}.") for prefix in allowed)
+        f"{name}:{line} -> {target}"
+        for name, targets in edges.items()
+        for line, target in targets
+        if layer_of(target) > layer_of(name)
     ]
 
 
-def test_the_sandbox_imports_nothing_of_the_layers_above_it() -> None:
-    found = outside(ROOT / KIT / "sandbox", SANDBOX_MAY_IMPORT)
-    assert not found, "the sandbox must not know these (give it plain data instead):\n" + "\n".join(found)
+def cycles(edges: dict[str, list[tuple[int, str]]]) -> list[list[str]]:
+    """The import cycles among the modules (strongly connected components of more than one, or a self-import)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for _line, target in edges.get(node, ()):
+            if target not in order:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], order[target])
+        if low[node] == order[node]:
+            component = []
+            while (member := stack.pop()) != node:
+                component.append(member)
+            component.append(node)
+            if len(component) > 1 or any(t == node for _l, t in edges.get(node, ())):
+                found.append(sorted(component))
+
+    for node in edges:
+        if node not in order:
+            visit(node)
+    return found
 
 
-def test_the_check_sees_an_import_inside_a_function(tmp_path: Path) -> None:
-    folder = tmp_path / "sandbox"
-    folder.mkdir()
-    (folder / "box.py").write_text(
-        "from gradelib.sandbox import safefs\nfrom gradelib import errors\n\n"
-        "def run():\n    from gradelib.environment import Environment\n    import gradelib.takehomes\n"
-    )
-    assert outside(folder, SANDBOX_MAY_IMPORT) == [
-        "sandbox/box.py:5 gradelib.environment",
-        "sandbox/box.py:6 gradelib.takehomes",
-    ]
+def test_no_module_imports_a_layer_above_its_own() -> None:
+    found = upward(graph(ROOT / KIT))
+    assert not found, "these import a higher layer (move the concept down, or pass plain data):\n" + "\n".join(found)
+
+
+def test_no_import_cycle_inside_the_kit() -> None:
+    found = cycles(graph(ROOT / KIT))
+    assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_checks_see_an_import_inside_a_function_and_a_cycle(tmp_path: Path) -> None:
+    package = tmp_path / KIT
+    (package / "sandbox").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "sandbox" / "__init__.py").write_text("")
+    (package / "sandbox" / "box.py").write_text("def run():\n    from gradelib.takehomes import base\n")
+    (package / "takehomes").mkdir()
+    (package / "takehomes" / "__init__.py").write_text("")
+    (package / "takehomes" / "base.py").write_text("from gradelib.sandbox import box\n")
+    edges = graph(package)
+    assert upward(edges) == ["gradelib.sandbox.box:2 -> gradelib.takehomes.base"]
+    assert cycles(edges) == [["gradelib.sandbox.box", "gradelib.takehomes.base"]]

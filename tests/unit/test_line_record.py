@@ -9,8 +9,8 @@ import pytest
 
 from gradelib.gradebook import Gradebook, line_record
 from gradelib.result import LineResult, Report
-from gradelib.review.rubric import default_rubric
 from gradelib.review.scoring import NO_RESULT_MESSAGE, NO_RESULT_OUTCOME, review_lines
+from gradelib.takehomes.rubric import default_rubric
 
 LINES = (
     LineResult("identical", "pass", "byte for byte", {"runs": [{"exit_code": 0}]}, 2.0, 2.0),

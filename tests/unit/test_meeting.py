@@ -20,13 +20,13 @@ from gradelib.gradebook import store as gradebook_module
 from gradelib.gradebook.exchange import export, import_scores
 from gradelib.review import panel, rubricview
 from gradelib.review.clarifications import clarifications_path, load_clarifications
-from gradelib.review.rubric import default_rubric, load_rubric
 from gradelib.review.scoretable import (
     DECISION_HIDDEN,
     RESOLVED_HIDDEN_FOR_VIEWER,
     RESOLVED_HIDDEN_STATIC,
     current_table,
 )
+from gradelib.takehomes.rubric import default_rubric, load_rubric
 
 __all__ = ["book_path"]  # the fixture, shared with test_cohort
 PACKAGED = Path(default_rubric("payments").source)

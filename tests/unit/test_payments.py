@@ -13,7 +13,6 @@ from conftest import write_tree
 from gradelib import safetext
 from gradelib.display import render
 from gradelib.result import LineResult, Report
-from gradelib.review.rubric import default_rubric
 from gradelib.takehomes import payments
 from gradelib.takehomes.payments import PaymentsGrading, charts, tier_rows
 from gradelib.takehomes.payments.clientruns import find_tests, parse_result, seed_for, tap_summary
@@ -28,6 +27,7 @@ from gradelib.takehomes.payments.keyscope import (
     same_key_after_restart,
 )
 from gradelib.takehomes.payments.notehints import find_hints
+from gradelib.takehomes.rubric import default_rubric
 
 DRAFT = Path(payments.__file__).parent / "draft" / "checkout.mjs"
 

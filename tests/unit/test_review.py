@@ -25,7 +25,7 @@ from gradelib.review.panel import (
     save_scores,
     scoring_panel,
 )
-from gradelib.review.rubric import Rubric, default_rubric, load_rubric
+from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 NAME = "kemi-adeyemi"
 OTHER = "amara-okafor"

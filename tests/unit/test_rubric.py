@@ -9,7 +9,7 @@ import pytest
 
 from gradelib.errors import RubricError, UnknownTakehome
 from gradelib.result import Outcome, Tier
-from gradelib.review.rubric import Rubric, default_rubric, load_rubric, takehome_data
+from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric, takehome_data
 
 REPLAY_IDS = ("identical", "offline", "missing_fixture", "record", "volatile")
 POINTS_HEADER = 'takehome = "replay"\nkind = "points"\n'

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from gradelib import takehomes
-from gradelib.review.rubric import default_rubric
+from gradelib.takehomes.rubric import default_rubric
 
 from gradelib_webhooks import PLUGIN, deliverer
 from gradelib_webhooks.deliveries import parse_result

@@ -14,11 +14,11 @@ from typing import Any
 from gradelib import safetext
 from gradelib.display.errorline import first_error_line
 from gradelib.lazy import cached
-from gradelib.review.rubric import takehome_data
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service, tool
 from gradelib.takehomes.payments.gateway import Gateway, GatewayCounts, GatewayRequest
 from gradelib.takehomes.payments.keyscope import BACKOFF_MIN_GAP, gaps, has_backoff, least_gaps
 from gradelib.takehomes.payments.suites import SuiteRuns, find_tests, run_suites
+from gradelib.takehomes.rubric import takehome_data
 
 __all__ = ["ClientRun", "ClientRunner", "ScenarioRun", "SuiteRuns", "find_tests", "parse_result", "tap_summary"]
 

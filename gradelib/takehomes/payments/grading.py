@@ -14,7 +14,6 @@ from gradelib.environment import Environment
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached
 from gradelib.result import LineResult, Outcome, Report, Tier
-from gradelib.review.rubric import Rubric, takehome_data
 from gradelib.sandbox import Limits, safefs, tool
 from gradelib.sandbox.masking import mask_data
 from gradelib.takehomes import kitfault
@@ -43,6 +42,7 @@ from gradelib.takehomes.payments.keyscope import (
 from gradelib.takehomes.payments.notehints import find_hints, hint_lines
 from gradelib.takehomes.payments.suites import FIXES
 from gradelib.takehomes.plugin import FailureMode, fact_is
+from gradelib.takehomes.rubric import Rubric, takehome_data
 
 TAKEHOME = "payments"
 ORDER_SCENARIOS = ("transient", "outage", "slow")  # each one order, each in a fresh copy

@@ -11,7 +11,6 @@ from typing import Any
 
 from gradelib.display.errorline import first_error_line
 from gradelib.errors import UnsafeFile
-from gradelib.review.rubric import takehome_data
 from gradelib.sandbox import RunResult, safefs
 from gradelib.takehomes.payments import testrunners
 from gradelib.takehomes.payments.testreports import (
@@ -24,6 +23,7 @@ from gradelib.takehomes.payments.testreports import (
     tap_failure,
 )
 from gradelib.takehomes.payments.testrunners import Runner, RunnerCall
+from gradelib.takehomes.rubric import takehome_data
 
 CHECKOUT = "checkout.mjs"
 PACKAGE_JSON = "package.json"

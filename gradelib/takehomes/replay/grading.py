@@ -16,7 +16,6 @@ from gradelib.environment import Environment
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached
 from gradelib.result import LineResult, Report
-from gradelib.review.rubric import Rubric
 from gradelib.sandbox import Limits, RunResult, Service, libfaketime, safefs, tool
 from gradelib.takehomes.base import BaseGrading
 from gradelib.takehomes.installguard import needs_install
@@ -24,6 +23,7 @@ from gradelib.takehomes.plugin import EntryView, FailureMode, outcome_is
 from gradelib.takehomes.replay import diff, fixtures, volatile
 from gradelib.takehomes.replay.liverecord import ENV_BASE_URL, LiveEndpoint, LiveRelay, endpoint_from_env
 from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
+from gradelib.takehomes.rubric import Rubric
 
 TAKEHOME = "replay"
 RUN_SH = "run.sh"

@@ -1,4 +1,8 @@
-"""Rubric files: each take-home's lines with their weights or tiers, and how outcomes score."""
+"""Rubric files: each take-home's lines with their weights or tiers, and how outcomes score.
+
+Beside the plugin record (`plugin.py`): every take-home's grading and everything that reviews it
+(review/, cohort/) use the rubric, so it sits below all of them.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any, Literal, cast
 
+from gradelib import takehomes
 from gradelib.errors import RubricError
 from gradelib.result import TIERS, Outcome, Tier
 
@@ -93,8 +98,6 @@ class Rubric:
 
 def takehome_data(takehome: str) -> Traversable:
     """The package-data folder of a take-home (handout, inputs, rubric, notebook)."""
-    from gradelib import takehomes  # the registry loads take-homes that import this module
-
     return takehomes.load(takehome).data()
 
 

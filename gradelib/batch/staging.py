@@ -73,5 +73,5 @@ def discover(paths: list[Path]) -> list[Path]:
     """Every submission under the given paths (folders of submissions are searched)."""
     found: list[Path] = []
     for path in paths:
-        found += ingest.find_submissions(Path(path))
+        found += ingest.find_submissions(Path(path), recognises=takehomes.recognises)
     return found
