@@ -64,6 +64,7 @@ PRELOAD = (
 MAX_REQUEST = 1024 * 1024
 START_TIMEOUT = 60.0
 FALLBACK_NOTICE = "kernels start fresh (the kernel fork server is not used): {why}"
+THREADED = "the kernel fork server must be single-threaded: an import started a thread"
 
 
 def enabled() -> bool:
@@ -74,7 +75,8 @@ def enabled() -> bool:
 # --- the server ---------------------------------------------------------------------------------
 
 
-_PRELOADED: list[bool] = []  # non-empty once this process has imported what a kernel needs (`preload`)
+_PRELOADED: list[bool] = []  # True once this process has imported what a kernel needs (`preload`), False
+# when those imports started a thread: a process forked from it (a warm worker) must not fork kernels either
 
 
 def preload() -> None:
@@ -88,7 +90,7 @@ def preload() -> None:
     for name in takehomes.names():
         with contextlib.suppress(Exception):  # a broken plugin fails in its own notebook, as before
             takehomes.load(name)
-    _PRELOADED[:] = [True]
+    _PRELOADED[:] = [threading.active_count() == 1]
 
 
 def _kernel_child(request: dict[str, Any], fds: Sequence[int], parent: int) -> None:
@@ -224,8 +226,8 @@ def main(argv: Sequence[str]) -> int:
     path, control_fd = argv[0], int(argv[1])
     control = socket.socket(fileno=control_fd)
     preload()
-    if threading.active_count() != 1:  # forking a process with threads would copy their locks mid-use
-        raise SystemExit("the kernel fork server must be single-threaded: an import started a thread")
+    if not all(_PRELOADED):  # forking a process with threads would copy their locks mid-use
+        raise SystemExit(THREADED)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(16)
@@ -271,6 +273,9 @@ class ForkServer:
         """Start the server now as a fork of this process, when it has imported what kernels need (a worker
         forked warm, `warmup`) and runs one thread: no interpreter to start. False when not started."""
         with self._lock:
+            if _PRELOADED == [False] and not self._gave_up:  # the process it was forked from had a thread
+                self._gave_up = True
+                self.fell_back(f"it cannot start: {THREADED}")
             if self._proc is not None or self._gave_up or not _PRELOADED or threading.active_count() != 1:
                 return False
         # Forked without holding the lock: the server and its kernels inherit it unlocked (a kernel's exit
