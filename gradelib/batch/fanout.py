@@ -184,8 +184,8 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
         html=str(html) if html else None,
         seconds=result.seconds,
     )
-    if not error and notebook:  # the report's score table, taken again now that the gradebook holds this run
-        refresh_report(notebook, book, takehome, staged.name)
+    if not error and notebook:  # the report's score table, taken again if the gradebook now shows another
+        refresh_report(notebook, book, takehome, staged.name, stored=result.notebook)
     total = report.get("total") if report else None
     return GradeOutcome(
         staged.name,

@@ -8,7 +8,9 @@ nothing of the driver's file system and writes nothing outside its temporary fol
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
+import json
 import logging
 import multiprocessing.util
 import os
@@ -23,9 +25,10 @@ from gradelib import __version__, takehomes
 from gradelib.batch import kernelfork, parcel
 from gradelib.batch.execute import execute, export_html, notebook_for, show_parameters
 from gradelib.batch.parcel import Artifacts, Parcel
-from gradelib.notebook import views_path
+from gradelib.errors import GradelibError
+from gradelib.notebook import report_from_dict, views_path
 from gradelib.review.panel import ENV_HEADLESS
-from gradelib.review.reportfiles import BATCH_ONLY
+from gradelib.review.reportfiles import BATCH_ONLY, take_score_table
 from gradelib.sandbox import launched
 
 GRADEBOOK = "gradebook.sqlite"
@@ -100,8 +103,10 @@ def grade_parcel(item: Parcel) -> Artifacts:
         env = {ENV_HEADLESS: "1", **dict(item.install_env)}
         error = execute(notebook_for(item.takehome), notebook, parameters, env=env, log=log, deadline=item.deadline)
         show_parameters(notebook, {**dict(item.shown_parameters), **BATCH_ONLY})  # as a reviewer finds it
-        html = export_html(notebook)
         data = _read(result)
+        if error is None and data is not None:  # with this run's lines, as the driver's gradebook will show them
+            _take_score_table(notebook, book, item, data)
+        html = export_html(notebook)
         if data is None and error is None:
             error = "the notebook ran but wrote no result"
         kernel_log = _read(log) or b""
@@ -120,6 +125,15 @@ def grade_parcel(item: Parcel) -> Artifacts:
             views=_read(views_path(result)),
             notices=notices,
         )
+
+
+def _take_score_table(notebook: Path, book: Path, item: Parcel, result: bytes) -> None:
+    try:
+        lines = report_from_dict(json.loads(result)).lines
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return  # the driver says the result is unreadable
+    with contextlib.suppress(GradelibError, OSError, ValueError):  # else the driver takes the table itself
+        take_score_table(notebook, book, item.takehome, item.label, lines)
 
 
 def fallback_notices(kernel_log: bytes) -> tuple[str, ...]:

@@ -7,15 +7,19 @@
   (the notebook keeps them).
 - The score table stored in each report (the cell tagged `score-table`) can be taken again
   from the gradebook (`gradelib tables`, and `gradelib summary`), and says when it was taken.
+  A batch's worker stores it with the run's own lines (`take_score_table`), so the driver,
+  once its gradebook holds the run, rewrites the report only when the table shows something
+  else (a score saved meanwhile).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -204,21 +208,68 @@ def refresh_score_tables(
     return Refreshed(tuple(done), tuple(missing))
 
 
-def refresh_report(path: Path, book: Any, takehome: str, name: str, *, reveal: bool = False) -> bool:
-    """Take one report's score table from the open gradebook `book` and re-export its HTML; whether it had one."""
-    from gradelib.errors import RubricError, UnknownTakehome
-    from gradelib.review.scoretable import stored_table
-    from gradelib.takehomes.rubric import default_rubric
+def take_score_table(path: Path, gradebook: Path, takehome: str, label: str, lines: Sequence[Any]) -> bool:
+    """Store a run's score table in its notebook before the driver's gradebook holds the run: the kit's `lines`
+    are the run's, the scores `gradebook`'s (a worker's excerpt); whether the table was stored."""
+    from gradelib.gradebook import Gradebook
 
-    try:
-        rubric = default_rubric(takehome)
-    except (UnknownTakehome, RubricError):
+    rubric = _packaged_rubric(takehome)
+    if rubric is None or not gradebook.is_file():
+        return False
+    from gradelib.review.scoretable import stored_table
+
+    with Gradebook(gradebook) as book:
+        row = book.submission_by_label(takehome, label) or book.submission(takehome, label)
+        if row is None:
+            return False
+        table = stored_table(book, takehome, row.name, rubric, lines=lines)
+    return set_score_table(path, table.body, table.text)
+
+
+def refresh_report(
+    path: Path, book: Any, takehome: str, name: str, *, reveal: bool = False, stored: bytes | None = None
+) -> bool:
+    """Take one report's score table from the open gradebook `book` and re-export its HTML; whether it did.
+
+    `stored` is the notebook as its worker wrote it: when its table shows what the gradebook's does
+    (`take_score_table`), the report is left as it is.
+    """
+    from gradelib.review.scoretable import same_table, stored_table
+
+    rubric = _packaged_rubric(takehome)
+    if rubric is None:
         return False
     table = stored_table(book, takehome, name, rubric, reveal=reveal)
+    if stored is not None and (tables := score_table_bodies(stored)) and all(same_table(t, table.body) for t in tables):
+        return False
     if not set_score_table(path, table.body, table.text):
         return False
     export_html(path)
     return True
+
+
+def score_table_bodies(notebook: bytes) -> list[str]:
+    """The HTML each score-table cell of a notebook file shows (empty when it has no such cell or is unreadable)."""
+    try:
+        cells = json.loads(notebook).get("cells", [])
+        found = []
+        for cell in cells:
+            if SCORE_TABLE_TAG in (cell.get("metadata", {}).get("tags") or []):
+                html = [o.get("data", {}).get("text/html") for o in cell.get("outputs", [])]
+                found += ["".join(h) if isinstance(h, list) else str(h) for h in html if h is not None]
+    except (ValueError, AttributeError, TypeError):
+        return []
+    return found
+
+
+def _packaged_rubric(takehome: str) -> Any:
+    from gradelib.errors import RubricError, UnknownTakehome
+    from gradelib.takehomes.rubric import default_rubric
+
+    try:
+        return default_rubric(takehome)
+    except (UnknownTakehome, RubricError):
+        return None
 
 
 def _locate(stored: Path, takehome: str, reports_dir: Path) -> Path | None:

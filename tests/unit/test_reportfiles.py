@@ -91,6 +91,47 @@ def test_refresh_score_tables_takes_them_from_the_gradebook(tmp_path: Path) -> N
     assert "Score table taken" in path.with_suffix(".html").read_text()
 
 
+def test_a_table_the_worker_took_with_the_runs_lines_is_not_taken_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As a batch does it: the worker's excerpt holds the submission and its scores but not the run;
+    # the driver's gradebook holds the run once the worker is done.
+    driver = tmp_path / "reports" / "gradebook.sqlite"
+    driver.parent.mkdir()
+    lines = [LineResult("record", "needs_review", "fixtures look edited", max_points=20.0)]
+    with Gradebook(driver) as book:
+        row = book.upsert_submission("replay", "alice", "d", "o")
+        book.add_score("replay", "alice", "record", "ana", "10", "one cassette edited")
+        run = book.start_run(row.id, "t", "d")
+        excerpt = tmp_path / "excerpt.sqlite"
+        excerpt.write_bytes(book.excerpt("replay", "alice"))
+    path = _notebook(tmp_path / "reports" / "submission-01.ipynb")
+    assert reportfiles.take_score_table(path, excerpt, "replay", row.blind_label, lines)
+    worker_html = nbformat.read(path, as_version=4).cells[4].outputs[0]["data"]["text/html"]
+    assert "fixtures look edited" in worker_html and "ana" in worker_html and "one cassette edited" not in worker_html
+    stored = path.read_bytes()
+    monkeypatch.setattr("gradelib.review.scoretable.utc_now", lambda: "2031-01-01T00:00:00+00:00")  # taken later
+    with Gradebook(driver) as book:
+        book.finish_run(run, "graded", report=Report("replay", "alice", tuple(lines)).to_dict(), notebook=str(path))
+        assert not reportfiles.refresh_report(path, book, "replay", "alice", stored=stored)
+        assert path.read_bytes() == stored and not path.with_suffix(".html").exists()  # left as the worker wrote it
+        book.add_score("replay", "alice", "record", "ben", "20", "all honest")  # saved while it was graded
+        assert reportfiles.refresh_report(path, book, "replay", "alice", stored=stored)
+    html = nbformat.read(path, as_version=4).cells[4].outputs[0]["data"]["text/html"]
+    assert "ben" in html and "2031-01-01" in html and "2031-01-01" in path.with_suffix(".html").read_text()
+
+
+def test_same_table_ignores_only_when_it_was_taken() -> None:
+    from gradelib.review.scoretable import TAKEN, same_table
+
+    def stamped(body: str, when: str) -> str:
+        return f"{body}<p><small>{TAKEN.format(when=when)}</small></p></div>"
+
+    assert same_table(stamped("<b>a</b>", "2026-12-01 10:00 UTC"), stamped("<b>a</b>", "2026-12-02 11:30 UTC"))
+    assert not same_table(stamped("<b>a</b>", "2026-12-01 10:00 UTC"), stamped("<b>b</b>", "2026-12-01 10:00 UTC"))
+    assert reportfiles.score_table_bodies(b"not json") == []
+
+
 def _cell_with(output: dict[str, Any]) -> dict[str, Any]:
     return {"cell_type": "code", "source": "", "metadata": {}, "outputs": [output]}
 
