@@ -1,12 +1,25 @@
-"""Write a take-home's handout: what a hiring team sends to candidates."""
+"""Write a take-home's handout: what a hiring team sends to candidates.
+
+A handout's Markdown may hold notes for the hiring team only (the link to the kit's contract,
+which says what the kit looks for) between `<!-- hiring-team -->` and `<!-- /hiring-team -->`:
+they stay in the kit's copy and are left out of what candidates receive.
+"""
 
 from __future__ import annotations
 
+import re
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from gradelib import takehomes
 from gradelib.errors import GradelibError
+
+HIRING_TEAM_ONLY = re.compile(r"<!-- hiring-team -->.*?<!-- /hiring-team -->\n*", re.DOTALL)
+
+
+def for_candidates(markdown: str) -> str:
+    """A handout's Markdown without its notes for the hiring team."""
+    return HIRING_TEAM_ONLY.sub("", markdown)
 
 
 def _copy(source: Traversable, target: Path) -> list[Path]:
@@ -18,7 +31,10 @@ def _copy(source: Traversable, target: Path) -> list[Path]:
                 written += _copy(child, target / child.name)
         return written
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(source.read_bytes())
+    if source.name.endswith(".md"):
+        target.write_text(for_candidates(source.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        target.write_bytes(source.read_bytes())
     return [target]
 
 
