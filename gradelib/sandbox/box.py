@@ -12,6 +12,7 @@ namespace's init is killed, which takes the whole process tree with it.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import secrets
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, Any, Literal, TypeVar
 
 from gradelib.errors import SandboxUnavailable, UnsafeFile
 from gradelib.sandbox import connlog, diskcap, launched, nsinit, safefs
@@ -36,6 +37,8 @@ from gradelib.sandbox.mounts import NODE_MODULES, VENV_LINK, Mounts
 
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
 ENV_FORCE_NO_NAMESPACES = "GRADELIB_NO_NAMESPACES"
+ROOM_WAIT_S = 20.0  # how long a kit write waits for a run beside it that filled the workspace to be stopped
+T = TypeVar("T")
 CANDIDATE_UID_FIRST = 200_000
 CANDIDATE_UID_COUNT = 60_000
 LIBFAKETIME_GLOBS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1")
@@ -275,13 +278,32 @@ class Sandbox(AbstractContextManager["Sandbox"]):
             self._counter += 1
             return self.root / f"{self._counter:02d}-{label}"
 
+    def with_room(self, write: Callable[[], T]) -> T:
+        """Do one of the kit's own writes in the workspace (`write` must be safe to repeat). When a run beside
+        it has filled the capped workspace, wait for that run to be stopped and its files freed, then again."""
+        deadline = time.monotonic() + ROOM_WAIT_S
+        while True:
+            try:
+                return write()
+            except OSError as exc:
+                if exc.errno != errno.ENOSPC or not self.disk.bounded or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.1)
+
     def copy(self, label: str, *, reverse_order: bool = False, nest: str = "", include_git: bool = False) -> Path:
         """A fresh copy of the submission, writable by the sandbox user."""
+        return self.with_room(lambda: self._copy(label, reverse_order, nest, include_git))
+
+    def _copy(self, label: str, reverse_order: bool, nest: str, include_git: bool) -> Path:
         base = self._next(label)
         base.mkdir(mode=0o711)
         target = base / nest / "submission" if nest else base / "submission"
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o711)
-        safefs.copy_tree(self.source, target, reverse_order=reverse_order, include_git=include_git)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o711)
+            safefs.copy_tree(self.source, target, reverse_order=reverse_order, include_git=include_git)
+        except OSError:
+            _remove_tree(base)  # a copy cut short by a full disk takes no room from the next one
+            raise
         if self.mounts.node_modules is not None:
             link_node_modules(target, self.mounts.node_modules)
         if self.mounts.venv is not None and self.link_venv:
@@ -350,6 +372,9 @@ class Sandbox(AbstractContextManager["Sandbox"]):
 
     def machine(self) -> Path:
         """A run's scratch: its HOME, its TMPDIR (also its /tmp) and the kit's log; pass it to `run` to keep it."""
+        return self.with_room(self._machine)
+
+    def _machine(self) -> Path:
         scratch = self._next("run")
         scratch.mkdir(mode=0o711)
         home, tmp = scratch / "home", scratch / "tmp"
@@ -475,7 +500,7 @@ class _Call:
 
     def start(self, isolate: bool, stop_when: Callable[[], bool] | None) -> RunResult | None:
         """Run once; None when namespaces were refused (self.refusal says why)."""
-        trace, resolv, root_dir = self._scratch_files()
+        trace, resolv, root_dir = self.box.with_room(self._scratch_files)
         with ExitStack() as stack:
             ports, local = self._ports(isolate)
             config = self._init_config(isolate, trace, resolv, root_dir, ports)

@@ -82,3 +82,24 @@ def test_the_cap_is_configurable_and_a_stale_workspace_is_swept(monkeypatch: pyt
             assert cap.reason and not cap.full()
     finally:
         diskcap.release(cap)
+
+
+def test_a_kit_write_waits_for_room_a_run_beside_it_took_then_gives_up(tmp_path: Path) -> None:
+    import errno
+
+    box = Sandbox(tmp_path)
+    tries: list[int] = []
+
+    def write() -> str:
+        tries.append(1)
+        if len(tries) < 3:  # the run that filled the workspace is still being stopped
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return "written"
+
+    box.disk = diskcap.DiskCap(tmp_path, 64 * 2**20, "")
+    assert box.with_room(write) == "written" and len(tries) == 3
+    box.disk = diskcap.DiskCap(tmp_path, None, "not bounded here")  # nobody else's run can free it
+    tries.clear()
+    with pytest.raises(OSError):
+        box.with_room(write)
+    assert len(tries) == 1
