@@ -63,6 +63,7 @@ PRELOAD = (
 )
 MAX_REQUEST = 1024 * 1024
 START_TIMEOUT = 60.0
+CHANNELS_WAIT = 2.0  # a shutdown request's answer takes milliseconds; other exits leave the threads running
 FALLBACK_NOTICE = "kernels start fresh (the kernel fork server is not used): {why}"
 THREADED = "the kernel fork server must be single-threaded: an import started a thread"
 
@@ -124,12 +125,29 @@ def _kernel_child(request: dict[str, Any], fds: Sequence[int], parent: int) -> N
 
         traceback.print_exc()
     finally:
+        with contextlib.suppress(Exception):
+            _channels_done()
         with contextlib.suppress(Exception):  # as a kernel started fresh would: its exit handlers stop what
             atexit._run_exitfuncs()  # it started (the sandbox launcher) and wait for it
         with contextlib.suppress(Exception):
             sys.stdout.flush()
             sys.stderr.flush()
         os._exit(code)
+
+
+def _channels_done(timeout: float = CHANNELS_WAIT) -> None:
+    """Let ipykernel's control and shell-channel threads finish what they are answering before its exit handler
+    closes the IOPub thread under them: the shutdown request is answered on the control thread, which then
+    flushes through IOPub, and waits there for good if IOPub is gone (the kernel hangs until it is killed)."""
+    from ipykernel.kernelapp import IPKernelApp
+
+    if not IPKernelApp.initialized():
+        return
+    app = IPKernelApp.instance()
+    deadline = time.monotonic() + timeout
+    for thread in (app.control_thread, app.shell_channel_thread):
+        if thread is not None and thread.is_alive():
+            thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:

@@ -102,6 +102,22 @@ def kernel(folder: str) -> tuple[int, float]:
     kernelfork.SERVER.close()  # as the worker does when it ends
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return int(parent), usage.ru_utime + usage.ru_stime
+
+
+def shutdowns(folder: str, runs: int) -> list[int | None]:
+    codes = []
+    read_exit = kernelfork.ForkedKernel._read_exit
+
+    def recorded(self) -> None:
+        read_exit(self)
+        if self.returncode is not None:
+            codes.append(self.returncode)
+
+    kernelfork.ForkedKernel._read_exit = recorded
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print(1)")]), f"{folder}/in.ipynb")
+    for run in range(runs):
+        assert execute(Path(folder) / "in.ipynb", Path(folder) / f"out{run}.ipynb", {}) is None
+    return codes
 """
 
 
@@ -124,3 +140,20 @@ def test_a_warm_workers_kernel_fork_server_is_forked_from_it_ready_and_ends_with
     # kernel that hung at exit and was killed would have left its launcher, and that CPU, to init).
     assert cpu >= 0.5
     assert not Path(f"/proc/{server}").exists(), "the server ended with its worker, and was reaped"
+
+
+def test_kernels_forked_in_a_warm_worker_exit_by_themselves_when_asked_to_shut_down(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A kernel answers the shutdown request on its control thread, which then flushes through the IOPub thread.
+    # The kernel's exit handler closing IOPub under that flush hung it until jupyter_client killed it (seconds
+    # later, its children's CPU uncounted): in about half of the shutdowns of kernels forked in a warm worker.
+    (tmp_path / "probe_kernels.py").write_text(PROBE_KERNELS, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import probe_kernels
+
+    with ProcessPoolExecutor(
+        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
+    ) as pool:
+        codes = pool.submit(probe_kernels.shutdowns, str(tmp_path), 8).result(timeout=300)
+    assert codes == [0] * 8, "each exited with 0, none was killed (-9)"
