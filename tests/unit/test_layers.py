@@ -21,6 +21,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("environment",),
     ("gradebook",),
     ("display",),
+    ("similarity",),
     ("takehomes",),
     ("review",),
     ("notebook",),
