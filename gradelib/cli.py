@@ -158,6 +158,21 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     summary.add_argument("--from", dest="graded_from", help="graded on or after YYYY-MM-DD")
     summary.add_argument("--to", dest="graded_to", help="graded on or before YYYY-MM-DD")
     summary.add_argument("--reveal", action="store_true", help="per-report score tables show every value too")
+    similar = sub.add_parser(
+        "similarity", help="submissions that share code, in this cohort and with earlier ones (`add PATH...`)"
+    )
+    similar.add_argument("action", nargs="?", choices=("list", "add"), default="list")
+    similar.add_argument(
+        "paths", nargs="*", type=Path, help="with add: earlier cohorts' submissions, folders of them, or gradebooks"
+    )
+    similar.add_argument("--takehome", choices=takehomes.names())
+    similar.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    similar.add_argument(
+        "--threshold", type=float, help="the share of either side's code a pair must cover (default: 0.5)"
+    )
+    similar.add_argument("--reveal", action="store_true", help="also candidates' names")
+    similar.add_argument("--json", action="store_true", help="print the stable JSON shape")
+    similar.add_argument("--cohort", help="with add: the name the earlier cohort is kept under (default: each path)")
     sub.add_parser("demo", help="enter demo reviewer scores (the sample cohort; see --help)", add_help=False)
     for name, plugin in _servers().items():
         sub.add_parser(name, help=f"run the {plugin} take-home's {name} server standalone (see --help)", add_help=False)
@@ -415,6 +430,39 @@ def _decide(args: argparse.Namespace) -> int:
     return 0
 
 
+def _similarity(args: argparse.Namespace) -> int:
+    from gradelib import similarity
+    from gradelib.batch import earlier
+    from gradelib.similarity import listing
+
+    if args.action == "add":
+        if not args.paths:
+            raise GradelibError("similarity add needs PATH...: earlier cohorts' submissions, or their gradebooks")
+        with Gradebook(args.gradebook) as book:
+            done = earlier.add_earlier(book, args.paths, takehome=args.takehome, cohort=args.cohort)
+        print(f"earlier cohorts: {len(done.added)} submission(s) added, {len(done.known)} kept already")
+        for error in done.errors:
+            print(f"not added: {safetext.terminal_text(error)}", file=sys.stderr)
+        return 1 if done.errors and not (done.added or done.known) else 0
+    if args.paths:
+        raise GradelibError("paths are for `gradelib similarity add PATH...`")
+    threshold = similarity.THRESHOLD if args.threshold is None else args.threshold
+    if not 0 < threshold <= 1:
+        raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
+    with Gradebook(_existing(args.gradebook)) as book:
+        chosen = [args.takehome] if args.takehome else similarity.takehomes_kept(book)
+        pairs = [
+            pair
+            for takehome in chosen
+            for pair in similarity.cohort_pairs(book, takehome, threshold=threshold, reveal=args.reveal)
+        ]
+    if args.json:
+        print(listing.pairs_json(pairs, threshold, reveal=args.reveal))
+    else:
+        print(listing.pairs_text(pairs, threshold))
+    return 0
+
+
 def _rubric(args: argparse.Namespace) -> int:
     rubric = meeting.rubric_for(args.takehome, args.rubric)
     print(rubricview.rubric_text(rubric, clarifications.load_clarifications(rubric)))
@@ -433,6 +481,7 @@ _COMMANDS = {
     "clarify": _clarify,
     "decide": _decide,
     "rubric": _rubric,
+    "similarity": _similarity,
 }
 
 

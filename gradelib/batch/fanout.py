@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from gradelib import __version__
+from gradelib import __version__, similarity
 from gradelib.batch import staging
+from gradelib.batch.bases import handout_base
 from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
 from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
@@ -311,12 +312,18 @@ def _plan(
     unfinished and the next batch grades that submission again.
     """
     pending: list[_Job] = []
+    planned: list[tuple[staging.Staged, SubmissionRow, str]] = []
     for origin in found:
         staged = staging.stage(origin, paths.reports, options.takehome)
         row = book.upsert_submission(
             staged.takehome or UNKNOWN_TAKEHOME, staged.name, staged.digest, str(staged.origin)
         )
-        label = staged.name if options.reveal else row.blind_label
+        planned.append((staged, row, staged.name if options.reveal else row.blind_label))
+        if staged.path is not None and not staged.error:
+            _keep_code(book, row.takehome, staged)
+    for takehome in sorted({row.takehome for staged, row, _ in planned if staged.path is not None}):
+        _similar_views(book, takehome, options.reveal)
+    for staged, row, label in planned:
         if staged.error or staged.path is None:
             run_id = book.start_run(row.id, __version__, staged.digest)
             book.finish_run(run_id, "error", error=staged.error)
@@ -334,6 +341,24 @@ def _plan(
                 continue
             pending.append(_Job(staged, label, book.start_run(row.id, __version__, staged.digest), item))
     return pending
+
+
+def _keep_code(book: Gradebook, takehome: str, staged: staging.Staged) -> None:
+    """Keep a staged submission's code for the similarity check; one that cannot be read is left out of it."""
+    if staged.path is None:
+        return
+    try:
+        similarity.keep(book, takehome, staged.digest, staged.name, staged.path, handout_base(takehome))
+    except (OSError, ValueError, RecursionError, LookupError):  # its report says it was not compared
+        return
+
+
+def _similar_views(book: Gradebook, takehome: str, reveal: bool) -> None:
+    """Store each graded submission's "similar submissions" view, for its report (and its worker's excerpt)."""
+    reports = {
+        row.name: f"{staging.slug(row.name if reveal else row.blind_label)}.html" for row in book.submissions(takehome)
+    }
+    book.put_similar_views(takehome, similarity.report_views(book, takehome, reports, reveal=reveal))
 
 
 @contextlib.contextmanager

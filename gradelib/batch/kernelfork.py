@@ -60,6 +60,7 @@ PRELOAD = (
     "ipywidgets",
     "gradelib.notebook",
     "gradelib.review.panel",
+    "gradelib.similarity.report",
 )
 MAX_REQUEST = 1024 * 1024
 START_TIMEOUT = 60.0

@@ -19,7 +19,8 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from gradelib.errors import CommentRequired, GradebookError, ScoreRejected
-from gradelib.gradebook import meeting
+from gradelib.gradebook import codeprints, meeting
+from gradelib.gradebook.codeprints import CodeSource, StoredFile
 from gradelib.gradebook.meeting import Decision, Resolution
 from gradelib.result import LineResult
 
@@ -99,6 +100,7 @@ SCHEMA: tuple[str, ...] = (
     """CREATE TRIGGER IF NOT EXISTS scores_no_delete BEFORE DELETE ON scores
         BEGIN SELECT RAISE(ABORT, 'reviewer scores are append-only'); END""",
     *meeting.SCHEMA,
+    *codeprints.SCHEMA,
 )
 
 # First sight of (takehome, name) takes the next blind number of that take-home; a later sight keeps it.
@@ -680,6 +682,41 @@ class Gradebook:
 
         return self._write(work)
 
+    # -- code kept for the similarity check (gradebook/codeprints.py) ----
+
+    def add_code(self, source: CodeSource, files: Sequence[StoredFile]) -> bool:
+        """Keep a submission's code and fingerprints, once per (take-home, digest); False if kept already."""
+        return self._write(lambda conn: codeprints.insert_source(conn, source, files))
+
+    def code_sources(self, takehome: str | None = None) -> list[CodeSource]:
+        """Every submission whose code is kept, oldest first."""
+        return self._retry(lambda: codeprints.select_sources(self._connection(), takehome))
+
+    def has_code(self, takehome: str, digest: str) -> bool:
+        """Whether the code of this digest is kept."""
+        return self._retry(lambda: codeprints.source_exists(self._connection(), takehome, digest))
+
+    def code_files(self, source_ids: Sequence[int]) -> dict[int, list[StoredFile]]:
+        """The kept files of these sources."""
+        return self._retry(lambda: codeprints.select_files(self._connection(), source_ids))
+
+    def code_hashes(self, takehome: str) -> dict[int, frozenset[int]]:
+        """Every kept source's distinct fingerprints, by source id."""
+        return self._retry(lambda: codeprints.select_hashes(self._connection(), takehome))
+
+    def put_similar_views(self, takehome: str, views: Mapping[str, str]) -> None:
+        """Store each named submission's similar-submissions view (JSON), in one transaction."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            for name, payload in views.items():
+                codeprints.put_view(conn, takehome, name, payload)
+
+        self._write(work)
+
+    def similar_view(self, takehome: str, name: str) -> str | None:
+        """The similar-submissions view the last batch stored for a submission (JSON), or None."""
+        return self._retry(lambda: codeprints.select_view(self._connection(), takehome, name))
+
     def excerpt(self, takehome: str, name: str) -> bytes:
         """A new gradebook file's bytes holding only this submission (same id and number) and its scores.
 
@@ -688,6 +725,7 @@ class Gradebook:
         row = self.submission(takehome, name)
         entries = self.scores(takehome, name)
         records: list[Resolution | Decision] = [*self.resolutions(takehome, name), *self.decisions(takehome, name)]
+        similar = self.similar_view(takehome, name)
         with tempfile.TemporaryDirectory(prefix="gradelib-excerpt-") as folder:
             path = Path(folder) / "gradebook.sqlite"
             with Gradebook(path) as copy:
@@ -702,6 +740,8 @@ class Gradebook:
                         _insert_score(conn, entry)
                     for record in records:
                         meeting.insert(conn, record)
+                    if similar is not None:
+                        codeprints.put_view(conn, takehome, name, similar)
 
                 copy._write(work)
                 copy._retry(lambda: copy._connection().execute("PRAGMA journal_mode = DELETE").fetchone())

@@ -8,6 +8,7 @@ they stay in the kit's copy and are left out of what candidates receive.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
@@ -36,6 +37,26 @@ def _copy(source: Traversable, target: Path) -> list[Path]:
     else:
         target.write_bytes(source.read_bytes())
     return [target]
+
+
+def _files(source: Traversable, name: str) -> Iterator[tuple[str, bytes]]:
+    if source.is_dir():
+        for child in sorted(source.iterdir(), key=lambda c: c.name):
+            if child.name != "__pycache__":
+                yield from _files(child, f"{name}/{child.name}")
+    else:
+        yield name, source.read_bytes()
+
+
+def handout_files(takehome: str) -> list[tuple[str, bytes]]:
+    """Every file of a take-home's handout as (path in the handout folder, bytes), as candidates receive it."""
+    plugin = takehomes.load(takehome)
+    data = plugin.data()
+    found: list[tuple[str, bytes]] = []
+    for source_name, target_name in plugin.handout_files:
+        for name, raw in _files(data.joinpath(source_name), target_name):
+            found.append((name, for_candidates(raw.decode("utf-8")).encode("utf-8") if name.endswith(".md") else raw))
+    return found
 
 
 def write_handout(takehome: str, dest: Path) -> list[Path]:

@@ -55,7 +55,7 @@ NOTE = "NOTE.md"
 DRAFT = ("draft", "checkout.mjs")
 SCENARIOS = ("transient", "restart", "outage", "slow", "orders")
 MAX_ATTEMPTS = 4  # the handout: one attempt and up to 3 retries
-REWRITE_RATIO = 0.5  # similarity to the draft under which checkout.mjs is far from it (shown only)
+REWRITE_RATIO = 0.5  # share of checkout.mjs matching the draft under which it is far from it (shown only)
 REWRITE_KEPT = 0.5  # share of the draft's lines under which checkout.mjs no longer has the draft's structure
 # Masks for what changes from one grading to the next (the sandbox's temp paths, random keys).
 PATH_MASKS = {"submission": "<submission>", "home": "<home>", "tmp": "<tmp>"}

@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Literal
 
+from gradelib.similarity.fingerprint import CodeFile, marks_of
+from gradelib.similarity.pairs import match
 from gradelib.takehomes.payments.gateway import GatewayRequest
 
 KeyScope = Literal["per_attempt", "per_call", "persisted", "unknown"]
@@ -67,10 +69,14 @@ def same_key_after_restart(requests: Sequence[GatewayRequest], first_run_request
 
 
 def draft_diff(candidate: str, draft: str) -> tuple[str, float]:
-    """Unified diff from the model draft to the candidate's checkout.mjs, and their similarity."""
+    """Unified diff from the model draft to the candidate's checkout.mjs, and their similarity: the share of
+    the candidate's client in fragments that match the draft, measured as similar submissions are (tokens
+    with names and literals made alike, winnowed fingerprints; `gradelib.similarity`)."""
     old, new = draft.splitlines(keepends=True), candidate.splitlines(keepends=True)
     unified = "".join(difflib.unified_diff(old, new, DIFF_FROM, DIFF_TO))
-    return unified, round(difflib.SequenceMatcher(None, draft, candidate).ratio(), 3)
+    theirs = CodeFile(DIFF_FROM, draft, tuple(marks_of(DIFF_TO, draft)))
+    mine = CodeFile(DIFF_TO, candidate, tuple(marks_of(DIFF_TO, candidate)))
+    return unified, round(match([mine], [theirs]).a_share, 3)
 
 
 def _significant(source: str) -> list[str]:

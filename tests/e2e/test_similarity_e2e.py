@@ -1,0 +1,98 @@
+"""A planted copy (renamed, reformatted, comments changed) graded in a real batch: flagged in both reports, in
+the summary and by `gradelib similarity`; an independent submission to the same handout is not."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SAMPLES
+from pygments.lexers import get_lexer_by_name
+from pygments.token import Comment, Name, String
+
+from gradelib import batch, cli
+from gradelib.cohort import summary
+
+ORIGINAL, INDEPENDENT = "kemi-adeyemi", "leo-fontaine"
+KEEP = {"process", "crypto", "fetch", "JSON", "Promise", "setTimeout", "Error", "console", "Math", "Date", "Map"}
+
+
+def rename_and_reformat(source: str) -> str:
+    """What a copier does to hide a copy: every own identifier renamed (exports kept, so it still runs),
+    comments dropped, two-space indents made four, double quotes made single."""
+    exported = set(re.findall(r"export\s+(?:async\s+)?(?:function\*?|const|let|class)\s+(\w+)", source))
+    renames: dict[str, str] = {}
+    out = []
+    for kind, value in get_lexer_by_name("javascript").get_tokens(source):
+        if kind in Comment:
+            continue
+        if kind in Name.Other and value not in KEEP and value not in exported:
+            value = renames.setdefault(value, f"v{len(renames)}_{value[::-1].lower()}")
+        if kind in String.Double and value.startswith('"') and "'" not in value:
+            value = "'" + value[1:-1] + "'"
+        out.append(value)
+    text = "".join(out)
+    return re.sub(r"^( +)", lambda m: " " * (len(m.group(1)) * 2), text, flags=re.MULTILINE)
+
+
+def plant(cohort: Path) -> None:
+    for name in (ORIGINAL, INDEPENDENT):
+        shutil.copytree(SAMPLES / "payments" / name, cohort / name)
+    copy = cohort / "zed-copycat"
+    shutil.copytree(SAMPLES / "payments" / ORIGINAL, copy)
+    for path in sorted(copy.rglob("*.mjs")):
+        path.write_text(rename_and_reformat(path.read_text()))
+    note = copy / "NOTE.md"
+    note.write_text("My own notes.\n\n" + note.read_text().replace("idempotency", "dedup"))
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("similar")
+    plant(root / "cohort")
+    outcomes = batch.grade([root / "cohort"], reports=root / "reports", jobs=3)
+    assert sorted(o.status for o in outcomes) == ["graded"] * 3, [o.error for o in outcomes]
+    return root / "reports"
+
+
+def _labels(reports: Path) -> dict[str, str]:
+    book = reports / "gradebook.sqlite"
+    from gradelib.gradebook import Gradebook
+
+    with Gradebook(book) as gradebook:
+        return {row.name: row.blind_label for row in gradebook.submissions("payments")}
+
+
+def test_the_copy_is_flagged_in_both_reports_with_a_link_and_the_independent_one_in_neither(graded: Path) -> None:
+    labels = _labels(graded)
+    original, copy, independent = (labels[name] for name in (ORIGINAL, "zed-copycat", INDEPENDENT))
+    pages = {
+        label: (graded / "payments" / f"submission-{int(label.split('#')[1]):02d}.html").read_text()
+        for label in (original, copy, independent)
+    }
+    for here, there in ((original, copy), (copy, original)):
+        section = pages[here].split("Similar submissions", 1)[1]
+        number = int(there.split("#")[1])
+        assert f'<a href="submission-{number:02d}.html">{there}</a>' in section
+        assert "checkout.mjs" in section and "longest match" in section
+        for name in (ORIGINAL, "zed-copycat", INDEPENDENT):
+            assert name not in section  # blind labels hold
+    assert "No other submission shares" in pages[independent]
+
+
+def test_the_summary_and_the_terminal_show_the_pair_and_only_it(
+    graded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labels = _labels(graded)
+    html = Path(summary.run_summary(graded)).read_text()
+    section = html.split(">Similar submissions", 1)[1].split(">Calibration", 1)[0]
+    assert f"{labels[ORIGINAL]} ({ORIGINAL})" in section and f"{labels['zed-copycat']} (zed-copycat)" in section
+    assert INDEPENDENT not in section
+    assert cli.main(["similarity", "--json", "--gradebook", str(graded / "gradebook.sqlite")]) == 0
+    (pair,) = json.loads(capsys.readouterr().out)["pairs"]
+    assert {pair["a"], pair["b"]} == {labels[ORIGINAL], labels["zed-copycat"]}
+    assert min(pair["a_share"], pair["b_share"]) >= 0.8 and pair["longest_lines"] >= 10
+    assert pair["b_earlier"] is False and "a_name" not in pair
