@@ -305,7 +305,7 @@ def test_strace_is_available_for_connection_logging() -> None:
 def test_run_sh_without_exec_bit_runs_through_bash(tmp_path: Path) -> None:
     sub = write_tree(tmp_path / "s", {"go.txt": "x"})
     (sub / "run.sh").write_text(textwrap.dedent("echo mode=$1\n"))
-    from gradelib.takehomes.replay.grading import _command
+    from gradelib.takehomes.replay.runs import _command
 
     with Sandbox(sub) as box:
         copy = box.copy("a")

@@ -6,12 +6,11 @@ from pathlib import Path
 
 from gradelib.takehomes.plugin import TakeHome
 from gradelib.takehomes.replay import modelstub
-from gradelib.takehomes.replay.grading import (
+from gradelib.takehomes.replay.grading import FAILURE_MODES, GRADING, ReplayGrading, check
+from gradelib.takehomes.replay.runs import (
     ANSWERS,
     CASSETTES,
     CHECK_SALT,
-    FAILURE_MODES,
-    GRADING,
     HANDOUT_FILES,
     MAX_CALLS,
     RECORD_LIMITS,
@@ -21,8 +20,6 @@ from gradelib.takehomes.replay.grading import (
     STUB_KEY,
     TAKEHOME,
     TICKETS,
-    ReplayGrading,
-    check,
     variations,
 )
 
