@@ -6,17 +6,8 @@ from pathlib import Path
 
 from gradelib.takehomes.payments import gateway
 from gradelib.takehomes.payments.clientruns import CHECKOUT, RUN_SECONDS
-from gradelib.takehomes.payments.grading import (
-    DRAFT,
-    FAILURE_MODES,
-    GRADING,
-    HANDOUT_FILES,
-    REWRITE_RATIO,
-    TAKEHOME,
-    PaymentsGrading,
-    check,
-    tier_rows,
-)
+from gradelib.takehomes.payments.grading import FAILURE_MODES, GRADING, PaymentsGrading, check, tier_rows
+from gradelib.takehomes.payments.runs import DRAFT, HANDOUT_FILES, REWRITE_RATIO, TAKEHOME
 from gradelib.takehomes.plugin import TakeHome
 
 SAMPLES = Path(__file__).resolve().parents[3] / "submissions" / TAKEHOME  # in a checkout of the kit
