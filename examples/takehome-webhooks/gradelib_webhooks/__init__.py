@@ -10,7 +10,8 @@ from pathlib import Path
 
 from gradelib.takehomes.plugin import TakeHome
 
-from gradelib_webhooks.grading import CONSUMER_FILES, FAILURE_MODES, HANDOUT_FILES, TAKEHOME, WebhooksGrading
+from gradelib_webhooks.grading import FAILURE_MODES, WebhooksGrading
+from gradelib_webhooks.runs import CONSUMER_FILES, HANDOUT_FILES, TAKEHOME
 
 SAMPLES = Path(__file__).resolve().parents[1] / "submissions"  # in a checkout of this example
 

@@ -15,7 +15,7 @@ from gradelib import cli
 from gradelib.result import Report
 
 from gradelib_webhooks import PLUGIN
-from gradelib_webhooks.grading import draft_path
+from gradelib_webhooks.runs import draft_path
 
 pytestmark = [
     pytest.mark.e2e,
