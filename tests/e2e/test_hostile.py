@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import multiprocessing.util
 import os
 import re
 import shutil
@@ -41,7 +42,7 @@ from gradelib import batch, takehomes
 from gradelib.gradebook import FINISHED_STATUSES, Gradebook
 from gradelib.intake import ingest
 from gradelib.result import Report
-from gradelib.sandbox import Limits, tool
+from gradelib.sandbox import Limits, launched, tool
 from gradelib.takehomes import replay
 
 HERE = Path(__file__).resolve().parent
@@ -149,12 +150,18 @@ def reviewer_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
     reviewer = build.plant(root)
     kit_tmp = root / "t"
     kit_tmp.mkdir()
+    # This test process's own multiprocessing folder (the warm workers' fork server listens there) is made
+    # before TMPDIR points into kit_tmp: it is the harness's, lives as long as the process, and must outlive
+    # kit_tmp, or a module run first leaves it there and the next module's fork server cannot start.
+    multiprocessing.util.get_temp_dir()
     with pytest.MonkeyPatch.context() as patch:
         for key, value in reviewer.env.items():
             patch.setenv(key, value)
         patch.setenv("TMPDIR", str(kit_tmp))  # the batch's workers
         patch.setattr(tempfile, "tempdir", str(kit_tmp))  # this process (tempfile caches its choice)
         yield root, reviewer
+    # The sandbox launcher this process started listens in kit_tmp: stopped with it (the next run starts another).
+    launched.LAUNCHER.close()
     # deep-dirs leaves a workspace Python's rmtree cannot remove (see its test); rm can.
     subprocess.run(["rm", "-rf", str(kit_tmp)], check=False)
 
