@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import gc
 import json
 import os
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gradelib import safetext, takehomes
 from gradelib.cohort import meeting
-from gradelib.errors import GradelibError
+from gradelib.errors import GradebookError, GradelibError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
 from gradelib.review import clarifications, reportfiles, rubricview, worklist
@@ -433,6 +434,7 @@ def _decide(args: argparse.Namespace) -> int:
 def _similarity(args: argparse.Namespace) -> int:
     from gradelib import similarity
     from gradelib.batch import earlier
+    from gradelib.batch.bases import handout_base
     from gradelib.similarity import listing
 
     if args.action == "add":
@@ -451,6 +453,9 @@ def _similarity(args: argparse.Namespace) -> int:
         raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
     with Gradebook(_existing(args.gradebook)) as book:
         chosen = [args.takehome] if args.takehome else similarity.takehomes_kept(book)
+        for takehome in chosen:
+            with contextlib.suppress(GradebookError):  # read-only: what an earlier kit kept is left out
+                similarity.refresh(book, takehome, handout_base(takehome))
         pairs = [
             pair
             for takehome in chosen

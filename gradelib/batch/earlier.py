@@ -3,6 +3,7 @@ so that every later cohort is compared with them (`gradelib similarity add PATH.
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,7 +13,6 @@ from gradelib import takehomes
 from gradelib.batch.bases import handout_base
 from gradelib.errors import GradebookError, GradelibError, SubmissionError
 from gradelib.gradebook import Gradebook
-from gradelib.gradebook.codeprints import CodeSource
 from gradelib.intake import ingest
 from gradelib.similarity import keep
 
@@ -37,9 +37,7 @@ def _from_gradebook(book: Gradebook, path: Path, takehome: str | None, done: Add
         done.errors.append(f"{path}: {exc}")
         return
     for source in sources:
-        earlier = CodeSource(
-            0, source.takehome, source.digest, source.name, True, str(path), source.skipped, source.added_at
-        )
+        earlier = dataclasses.replace(source, id=0, earlier=True, cohort=str(path))
         label = f"{source.takehome}/{source.name}"
         (done.added if book.add_code(earlier, files[source.id]) else done.known).append(label)
 

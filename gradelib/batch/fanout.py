@@ -355,6 +355,7 @@ def _keep_code(book: Gradebook, takehome: str, staged: staging.Staged) -> None:
 
 def _similar_views(book: Gradebook, takehome: str, reveal: bool) -> None:
     """Store each graded submission's "similar submissions" view, for its report (and its worker's excerpt)."""
+    similarity.refresh(book, takehome, handout_base(takehome))  # sources an earlier kit fingerprinted otherwise
     reports = {
         row.name: f"{staging.slug(row.name if reveal else row.blind_label)}.html" for row in book.submissions(takehome)
     }

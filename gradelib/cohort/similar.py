@@ -3,17 +3,20 @@ table (labels beside names, as everywhere in the summary), with links to both re
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from pathlib import Path
 
 from matplotlib.figure import Figure
 
+from gradelib.batch.bases import handout_base
 from gradelib.cohort import agreement
 from gradelib.cohort.table import Cohort
 from gradelib.display.render import STYLE, Html
+from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook
 from gradelib.safetext import html_visible
-from gradelib.similarity import THRESHOLD, SimilarPair, cohort_pairs
+from gradelib.similarity import THRESHOLD, SimilarPair, cohort_pairs, refresh
 
 MAX_BARS = 25
 NONE_FOUND = "No pair of submissions shares {share:.0%} or more of either side's code."
@@ -26,6 +29,9 @@ def _pairs(gradebook: Path, digest: str, takehomes: tuple[str, ...]) -> tuple[Si
     if not gradebook.is_file():
         return ()
     with Gradebook(gradebook) as book:
+        for takehome in takehomes:
+            with contextlib.suppress(GradebookError):  # read-only: what an earlier kit kept is left out
+                refresh(book, takehome, handout_base(takehome))
         return tuple(pair for takehome in takehomes for pair in cohort_pairs(book, takehome, reveal=True))
 
 

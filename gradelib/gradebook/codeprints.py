@@ -24,6 +24,7 @@ SCHEMA: tuple[str, ...] = (
         cohort TEXT NOT NULL,
         skipped TEXT NOT NULL,
         added_at TEXT NOT NULL,
+        scheme TEXT NOT NULL DEFAULT '',
         UNIQUE (takehome, digest))""",
     """CREATE TABLE IF NOT EXISTS code_files (
         source_id INTEGER NOT NULL REFERENCES code_sources (id),
@@ -53,6 +54,7 @@ class CodeSource:
     cohort: str  # where it came from: "graded here", or the path it was added from
     skipped: tuple[tuple[str, str], ...]  # (path, reason) of every file left out
     added_at: str
+    scheme: str = ""  # how its fingerprints were made: those of another scheme are made again from its text
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ def _source(row: sqlite3.Row) -> CodeSource:
         row["cohort"],
         skipped,
         row["added_at"],
+        row["scheme"],
     )
 
 
@@ -91,8 +94,8 @@ def unpack(data: bytes) -> tuple[tuple[int, int, int], ...]:
 def insert_source(conn: sqlite3.Connection, source: CodeSource, files: Sequence[StoredFile]) -> bool:
     """Store a submission's code once per (take-home, digest); False when it was there already."""
     cursor = conn.execute(
-        "INSERT OR IGNORE INTO code_sources (takehome, digest, name, earlier, cohort, skipped, added_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR IGNORE INTO code_sources (takehome, digest, name, earlier, cohort, skipped, added_at, scheme)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         (
             source.takehome,
             source.digest,
@@ -101,6 +104,7 @@ def insert_source(conn: sqlite3.Connection, source: CodeSource, files: Sequence[
             source.cohort,
             json.dumps([list(item) for item in source.skipped]),
             source.added_at,
+            source.scheme,
         ),
     )
     if not cursor.rowcount:
@@ -114,6 +118,24 @@ def insert_source(conn: sqlite3.Connection, source: CodeSource, files: Sequence[
         ],
     )
     return True
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Add what a gradebook made by an earlier kit lacks (the fingerprint scheme of each source)."""
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(code_sources)")}
+    if "scheme" not in columns:
+        conn.execute("ALTER TABLE code_sources ADD COLUMN scheme TEXT NOT NULL DEFAULT ''")
+
+
+def replace_marks(
+    conn: sqlite3.Connection, source_id: int, scheme: str, marks: Sequence[tuple[tuple[int, int, int], ...]]
+) -> None:
+    """Store a source's fingerprints made again (one tuple per file, in their order) under `scheme`."""
+    conn.executemany(
+        "UPDATE code_files SET marks = ? WHERE source_id = ? AND number = ?",
+        [(pack(file_marks), source_id, number) for number, file_marks in enumerate(marks)],
+    )
+    conn.execute("UPDATE code_sources SET scheme = ? WHERE id = ?", (scheme, source_id))
 
 
 def select_sources(conn: sqlite3.Connection, takehome: str | None = None) -> list[CodeSource]:

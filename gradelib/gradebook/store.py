@@ -399,6 +399,7 @@ class Gradebook:
                 )
         for statement in SCHEMA:
             conn.execute(statement)
+        codeprints.migrate(conn)
         conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (SCHEMA_VERSION_KEY, str(SCHEMA_VERSION)))
 
     # -- submissions ------------------------------------------------------
@@ -695,6 +696,12 @@ class Gradebook:
     def has_code(self, takehome: str, digest: str) -> bool:
         """Whether the code of this digest is kept."""
         return self._retry(lambda: codeprints.source_exists(self._connection(), takehome, digest))
+
+    def replace_code_marks(
+        self, source_id: int, scheme: str, marks: Sequence[tuple[tuple[int, int, int], ...]]
+    ) -> None:
+        """Store a kept source's fingerprints, made again under `scheme` from its kept text."""
+        self._write(lambda conn: codeprints.replace_marks(conn, source_id, scheme, marks))
 
     def code_files(self, source_ids: Sequence[int]) -> dict[int, list[StoredFile]]:
         """The kept files of these sources."""

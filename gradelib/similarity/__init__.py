@@ -3,7 +3,7 @@ own files, kept in the gradebook and compared across the cohort, with earlier co
 
 from __future__ import annotations
 
-from gradelib.similarity.cohort import SimilarPair, cohort_pairs, keep, takehomes_kept
+from gradelib.similarity.cohort import SimilarPair, cohort_pairs, keep, refresh, takehomes_kept
 from gradelib.similarity.fingerprint import Base, CodeFile, Prints, base_of, fingerprint
 from gradelib.similarity.pairs import THRESHOLD, Match, match
 from gradelib.similarity.report import report_views, similar_submissions
@@ -20,6 +20,7 @@ __all__ = [
     "fingerprint",
     "keep",
     "match",
+    "refresh",
     "report_views",
     "similar_submissions",
     "takehomes_kept",

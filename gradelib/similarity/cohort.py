@@ -9,7 +9,7 @@ from pathlib import Path
 
 from gradelib.gradebook import Gradebook, SubmissionRow, utc_now
 from gradelib.gradebook.codeprints import CodeSource, StoredFile
-from gradelib.similarity.fingerprint import Base, CodeFile, Prints, fingerprint
+from gradelib.similarity.fingerprint import SCHEME, Base, CodeFile, Prints, fingerprint, own_marks
 from gradelib.similarity.pairs import THRESHOLD, Match, common, match, neighbours
 from gradelib.similarity.winnow import Mark
 
@@ -55,8 +55,23 @@ def keep(
         return False
     prints = fingerprint(folder, base)
     skipped = tuple((item.path, item.reason) for item in prints.skipped)
-    source = CodeSource(0, takehome, digest, name, cohort != GRADED_HERE, cohort, skipped, utc_now())
+    source = CodeSource(0, takehome, digest, name, cohort != GRADED_HERE, cohort, skipped, utc_now(), SCHEME)
     return book.add_code(source, stored_files(prints))
+
+
+def refresh(book: Gradebook, takehome: str, base: Base) -> int:
+    """Make again, from their kept text, the fingerprints of the take-home's sources kept under another
+    scheme (an earlier kit's), so that every source is compared the same way; how many were made again."""
+    stale = [source for source in book.code_sources(takehome) if source.scheme != SCHEME]
+    if not stale:
+        return 0
+    kept = book.code_files([source.id for source in stale])
+    for source in stale:
+        marks = [
+            tuple((m.hash, m.first, m.last) for m in own_marks(file.path, file.text, base)) for file in kept[source.id]
+        ]
+        book.replace_code_marks(source.id, SCHEME, marks)
+    return len(stale)
 
 
 def _code_files(files: Sequence[StoredFile]) -> tuple[CodeFile, ...]:
@@ -80,8 +95,9 @@ def cohort_pairs(
     book: Gradebook, takehome: str, *, threshold: float = THRESHOLD, reveal: bool = False
 ) -> list[SimilarPair]:
     """Every pair of a take-home's graded submissions, or of one of them and an earlier cohort's, that shares
-    at least `threshold` of either side; the largest share first."""
-    sources = book.code_sources(takehome)
+    at least `threshold` of either side; the largest share first. Sources of another fingerprint scheme (not
+    yet `refresh`ed) are left out."""
+    sources = [source for source in book.code_sources(takehome) if source.scheme == SCHEME]
     labels = _labels(book, takehome, sources, reveal)
     by_id = {source.id: source for source in sources if source.id in labels}
     hashes = {key: value for key, value in book.code_hashes(takehome).items() if key in by_id}

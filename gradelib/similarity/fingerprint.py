@@ -8,7 +8,10 @@ from pathlib import Path
 
 from gradelib.similarity.sources import OwnFile, Skipped, digest, own_files
 from gradelib.similarity.tokens import language, tokenize
-from gradelib.similarity.winnow import Mark, fingerprints
+from gradelib.similarity.winnow import WINDOW, K, Mark, fingerprints
+
+TOKENS_VERSION = "2"  # bump when `tokens.tokenize` normalises differently (2: semicolons dropped)
+SCHEME = f"t{TOKENS_VERSION}-k{K}-w{WINDOW}"  # stored with every source: others are made again from their text
 
 
 @dataclass(frozen=True)
@@ -67,5 +70,9 @@ def fingerprint(folder: Path, base: Base = Base()) -> Prints:
 
 
 def _code_file(file: OwnFile, base: Base) -> CodeFile:
-    marks = tuple(mark for mark in marks_of(file.path, file.text) if mark.hash not in base.hashes)
-    return CodeFile(file.path, file.text, marks)
+    return CodeFile(file.path, file.text, own_marks(file.path, file.text, base))
+
+
+def own_marks(path: str, text: str, base: Base) -> tuple[Mark, ...]:
+    """A file's fingerprints without the base's."""
+    return tuple(mark for mark in marks_of(path, text) if mark.hash not in base.hashes)

@@ -12,6 +12,7 @@ from gradelib.similarity.fingerprint import CodeFile
 
 THRESHOLD = 0.5  # covered share of either side at which a pair is shown (benchmarks/similarity.py)
 MIN_SHARED = 4  # fingerprints two submissions must share before they are measured
+MIN_SHARED_RATIO = 0.15  # ...and this share of the smaller one's (no pair at THRESHOLD was under 0.29)
 COMMON_SOURCES = 10  # a fingerprint in more submissions than this (or 2 % of them) is an idiom of the task
 COMMON_SHARE = 0.02
 GAP = 3  # fingerprints skipped (an edited line) within one fragment, on either side
@@ -151,12 +152,14 @@ def neighbours(
     for key, values in hashes.items():
         for value in values - ignore:
             index[value].append(key)
+    sizes = {key: len(values - ignore) for key, values in hashes.items()}
     chosen = list(hashes if keys is None else keys)
     order = {key: position for position, key in enumerate(chosen)}
     found: dict[tuple[Key, Key], int] = {}
     for key in chosen:
         counts = Counter(other for value in hashes[key] - ignore for other in index[value] if other != key)
         for other, count in counts.items():
-            if count >= MIN_SHARED and order.get(other, len(chosen)) > order[key]:
+            enough = count >= max(MIN_SHARED, MIN_SHARED_RATIO * min(sizes[key], sizes[other]))
+            if enough and order.get(other, len(chosen)) > order[key]:
                 found[(key, other)] = count
     return found

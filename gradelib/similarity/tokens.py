@@ -32,6 +32,7 @@ NUMBER = "0"
 DECLARATIONS = frozenset({"var", "let", "const"})  # one token: `let` -> `const` hides nothing
 KEPT_NAMES = (Name.Builtin,)  # `print`, `len`, `self`: a copier does not rename them, and they tell code apart
 CLOSING = frozenset({")", "]", "}"})
+TERMINATOR = ";"  # a statement's end is layout: `a = 1;` is `a = 1` (prettier's --no-semi, a shell's newline)
 _WORD = re.compile(r"\w+")
 
 
@@ -64,7 +65,8 @@ def _lexer(name: str) -> Lexer:
 
 
 def tokenize(text: str, lang: str) -> list[Tok]:
-    """`text` as normalised tokens: comments and docstrings dropped, identifiers `N`, strings `S`, numbers `0`."""
+    """`text` as normalised tokens: comments, docstrings, semicolons and trailing commas dropped, identifiers `N`,
+    strings `S`, numbers `0`."""
     if lang == PLAIN:
         return [
             Tok(word.group().lower(), number)
@@ -76,7 +78,7 @@ def tokenize(text: str, lang: str) -> list[Tok]:
     in_string = False  # one `S` for a whole literal: its pieces, affixes and interpolation delimiters
     for kind, value in _lexer(lang).get_tokens(text):
         start, line = line, line + value.count("\n")
-        if not value.strip() or kind in Comment or kind in String.Doc:
+        if not value.strip() or kind in Comment or kind in String.Doc or value == TERMINATOR:
             continue
         if kind in String:
             if not in_string:

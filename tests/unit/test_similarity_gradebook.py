@@ -131,3 +131,32 @@ def _grade_as(book: Gradebook, takehome: str, folder: Path, name: str) -> None:
 
     book.upsert_submission(takehome, name, f"digest-{name}", str(folder))
     assert keep(book, takehome, f"digest-{name}", name, folder, handout_base(takehome))
+
+
+def test_code_an_earlier_kit_fingerprinted_otherwise_is_fingerprinted_again_from_its_kept_text(tmp_path: Path) -> None:
+    from gradelib.similarity import refresh
+    from gradelib.similarity.fingerprint import SCHEME
+
+    with Gradebook(tmp_path / "gradebook.sqlite") as book:
+        _grade(book, write_tree(tmp_path / "ada", {"triage.py": CLIENT}), "ada")
+        _grade(book, write_tree(tmp_path / "cy", {"main.py": RENAMED_REFORMATTED}), "cy")
+        ada, _ = book.code_sources(TAKEHOME)
+        book.replace_code_marks(ada.id, "t1-old", [((1, 1, 1), (2, 2, 2))])  # as an earlier kit left it
+        assert [s.name for s in book.code_sources(TAKEHOME) if s.scheme == SCHEME] == ["cy"]
+        assert cohort_pairs(book, TAKEHOME) == []  # never compared across schemes
+        assert refresh(book, TAKEHOME, Base()) == 1
+        assert refresh(book, TAKEHOME, Base()) == 0
+        (pair,) = cohort_pairs(book, TAKEHOME)
+        assert (pair.a.name, pair.b.name, pair.match.share) == ("ada", "cy", 1.0)
+
+
+def test_a_gradebook_kept_by_a_kit_without_fingerprint_schemes_gets_the_column(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "gradebook.sqlite"
+    Gradebook(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE code_sources DROP COLUMN scheme")
+    with Gradebook(path) as book:
+        _grade(book, write_tree(tmp_path / "ada", {"triage.py": CLIENT}), "ada")
+        assert [s.name for s in book.code_sources(TAKEHOME)] == ["ada"]
