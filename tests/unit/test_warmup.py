@@ -22,14 +22,19 @@ PROBE = (
 )
 
 
+def _warm_pool() -> ProcessPoolExecutor:
+    """One local worker, forked warm and given this process's environment, as a batch's are."""
+    return ProcessPoolExecutor(
+        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
+    )
+
+
 def _probe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mark: str) -> tuple[bool, str, str, str, str]:
     monkeypatch.syspath_prepend(str(tmp_path))  # a take-home installed since the fork server started
     monkeypatch.setenv("GRADELIB_PROBE", mark)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.chdir(tmp_path)
-    with ProcessPoolExecutor(
-        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
-    ) as pool:
+    with _warm_pool() as pool:
         return pool.submit(eval, PROBE).result(timeout=120)
 
 
@@ -53,15 +58,11 @@ def test_a_take_home_installed_after_the_fork_server_started_is_found(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     names = "__import__('gradelib.takehomes', fromlist=['names']).names()"
-    with ProcessPoolExecutor(
-        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
-    ) as pool:
+    with _warm_pool() as pool:
         assert TINY_ID not in pool.submit(eval, names).result(timeout=120)  # the fork server runs from here on
     with (
         installed(tmp_path / "site") as takehome,
-        ProcessPoolExecutor(
-            1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
-        ) as pool,
+        _warm_pool() as pool,
     ):
         assert takehome in pool.submit(eval, names).result(timeout=120)
 
@@ -128,9 +129,7 @@ def test_a_warm_workers_kernel_fork_server_is_forked_from_it_ready_and_ends_with
     monkeypatch.syspath_prepend(str(tmp_path))
     import probe_kernels
 
-    with ProcessPoolExecutor(
-        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
-    ) as pool:
+    with _warm_pool() as pool:
         kind, server, server_cmdline, worker_cmdline, worker = pool.submit(probe_kernels.server).result(timeout=120)
         assert kind == "_Child", "forked from the worker, not started as a new interpreter"
         assert server_cmdline == worker_cmdline and b"gradelib.batch.kernelfork" not in server_cmdline
@@ -152,8 +151,6 @@ def test_kernels_forked_in_a_warm_worker_exit_by_themselves_when_asked_to_shut_d
     monkeypatch.syspath_prepend(str(tmp_path))
     import probe_kernels
 
-    with ProcessPoolExecutor(
-        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
-    ) as pool:
+    with _warm_pool() as pool:
         codes = pool.submit(probe_kernels.shutdowns, str(tmp_path), 8).result(timeout=300)
     assert codes == [0] * 8, "each exited with 0, none was killed (-9)"
