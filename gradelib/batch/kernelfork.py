@@ -10,14 +10,13 @@ code runs in the sandbox either way. A worker forked warm (`warmup`) has importe
 already: its server is a fork of the worker itself (`ForkServer.prefork`), ready at once; other
 workers (spawned, Dask's) start it as a new interpreter on first use.
 
-Protocol, on a Unix socket per kernel: the worker sends one JSON line (argv, cwd, env) with its
-stdout and stderr descriptors attached; the server answers `{"pid": N}`, then
-`{"exit": CODE}` when that kernel has exited, and closes.
+Per kernel the worker sends one JSON line (argv, cwd, env) with its stdout and stderr
+descriptors attached, through the fork server protocol the sandbox launcher also speaks
+(`gradelib.sandbox.forkserver`).
 """
 
 from __future__ import annotations
 
-import array
 import atexit
 import contextlib
 import gc
@@ -25,7 +24,6 @@ import importlib
 import json
 import multiprocessing.util
 import os
-import selectors
 import signal
 import socket
 import subprocess
@@ -40,7 +38,7 @@ from typing import Any
 
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 
-from gradelib.sandbox import diskcap
+from gradelib.sandbox import diskcap, forkserver
 
 ENV_DISABLE = "GRADELIB_KERNEL_FORK"  # "0" starts every kernel as a new interpreter
 PRELOAD = (
@@ -62,7 +60,7 @@ PRELOAD = (
     "gradelib.review.panel",
     "gradelib.similarity.report",
 )
-MAX_REQUEST = 1024 * 1024
+KERNEL_FDS = 2  # its stdout and stderr
 START_TIMEOUT = 60.0
 CHANNELS_WAIT = 2.0  # a shutdown request's answer takes milliseconds; other exits leave the threads running
 FALLBACK_NOTICE = "kernels start fresh (the kernel fork server is not used): {why}"
@@ -95,22 +93,21 @@ def preload() -> None:
     _PRELOADED[:] = [threading.active_count() == 1]
 
 
-def _kernel_child(request: dict[str, Any], fds: Sequence[int], parent: int) -> None:
-    """In the forked child: become the kernel the request describes; never returns."""
+def _kernel_child(line: bytes, fds: Sequence[int]) -> None:
+    """In the forked child (a session of its own already): become the kernel the request describes; never returns."""
     code = 1
     try:
-        os.setsid()  # its own process group: an interrupt or a kill reaches the kernel's tree only
+        request = json.loads(line)
+        parent = os.getppid()
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         for target, fd in zip((1, 2), fds, strict=False):
             os.dup2(fd, target)
-        signal.set_wakeup_fd(-1)
         os.closerange(3, os.sysconf("SC_OPEN_MAX"))  # the server's sockets stay the server's
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
         os.environ["JPY_PARENT_PID"] = str(parent)  # the kernel exits if the server goes away
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         # ipykernel read JPY_PARENT_PID when the server imported it: say it again, for this kernel
@@ -151,93 +148,17 @@ def _channels_done(timeout: float = CHANNELS_WAIT) -> None:
             thread.join(max(0.0, deadline - time.monotonic()))
 
 
-def _receive(conn: socket.socket) -> tuple[dict[str, Any], list[int]]:
-    """One request line and the descriptors sent with it."""
-    fds = array.array("i")
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk, ancillary, _flags, _addr = conn.recvmsg(65536, socket.CMSG_SPACE(8 * fds.itemsize))
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
-        if not chunk or len(data) > MAX_REQUEST:
-            raise ConnectionError("incomplete request")
-        data += chunk
-    return json.loads(data), list(fds)
-
-
 def serve(listener: socket.socket, control: socket.socket) -> None:
     """Fork a kernel per connection until `control` closes (the worker is gone); then stop them all."""
-    waiting: dict[int, socket.socket] = {}
-    wake_read, wake_write = os.pipe()
-    os.set_blocking(wake_write, False)
-    signal.set_wakeup_fd(wake_write)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    selector = selectors.DefaultSelector()
-    selector.register(listener, selectors.EVENT_READ, "accept")
-    selector.register(control, selectors.EVENT_READ, "control")
-    selector.register(wake_read, selectors.EVENT_READ, "child")
     try:
-        while True:
-            for key, _events in selector.select():
-                if key.data == "control":
-                    return
-                if key.data == "child":
-                    os.read(wake_read, 4096)
-                    _reap(waiting)
-                    continue
-                conn, _ = listener.accept()
-                pid = _fork(conn)
-                if pid is not None:
-                    waiting[pid] = conn
-            _reap(waiting)
+        forkserver.serve(listener, control, _kernel_child, fds=KERNEL_FDS, reaped=_reaped)
     finally:
-        for pid in waiting:
-            with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGKILL)
-        for pid in waiting:
-            with contextlib.suppress(OSError):
-                os.waitpid(pid, 0)
         diskcap.sweep_stale()  # what the killed kernels had mounted
 
 
-def _fork(conn: socket.socket) -> int | None:
-    """Start the kernel a connection asks for; its pid, or None when the request was bad."""
-    try:
-        request, fds = _receive(conn)
-    except (OSError, ValueError, ConnectionError):
-        conn.close()
-        return None
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:
-        _kernel_child(request, fds, parent)
-    for fd in fds:
-        os.close(fd)
-    try:
-        conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.killpg(pid, signal.SIGKILL)
-    return pid
-
-
-def _reap(waiting: dict[int, socket.socket]) -> None:
-    """Tell each exited kernel's worker its exit code."""
-    while waiting:
-        try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-        conn = waiting.pop(pid, None)
-        if os.WIFSIGNALED(status):  # killed (the grading's deadline, the OOM killer): it could not unmount
-            diskcap.sweep_stale()
-        if conn is not None:
-            with contextlib.suppress(OSError):
-                conn.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
-            conn.close()
+def _reaped(status: int) -> None:
+    if os.WIFSIGNALED(status):  # killed (the grading's deadline, the OOM killer): it could not unmount
+        diskcap.sweep_stale()
 
 
 def main(argv: Sequence[str]) -> int:
@@ -450,60 +371,10 @@ class _Child:
             os.kill(self.pid, signal.SIGKILL)
 
 
-class ForkedKernel:
+class ForkedKernel(forkserver.ForkedChild):
     """A kernel the fork server started, with the part of `Popen`'s interface jupyter_client uses."""
 
-    stdin = stdout = stderr = None
-
-    def __init__(self, conn: socket.socket, pid: int) -> None:
-        self._conn = conn
-        self._buffer = b""
-        self.pid = pid
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        """The exit code once the kernel has exited, else None."""
-        if self.returncode is None:
-            self._conn.setblocking(False)
-            with contextlib.suppress(BlockingIOError):
-                self._read_exit()
-        return self.returncode
-
-    def wait(self, timeout: float | None = None) -> int:
-        """Block until the kernel has exited; its exit code."""
-        if self.returncode is None:
-            self._conn.setblocking(True)
-            self._conn.settimeout(timeout)
-            try:
-                self._read_exit()
-            except TimeoutError:
-                raise subprocess.TimeoutExpired("kernel", timeout or 0.0) from None
-        return self.returncode if self.returncode is not None else -1
-
-    def _read_exit(self) -> None:
-        while b"\n" not in self._buffer:
-            chunk = self._conn.recv(4096)
-            if not chunk:  # the server is gone: so is the kernel (it polls its parent)
-                self.returncode = -signal.SIGKILL
-                self._conn.close()
-                return
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        self.returncode = int(json.loads(line).get("exit", -1))
-        self._conn.close()
-
-    def send_signal(self, signum: int) -> None:
-        """Signal the kernel (jupyter_client signals its process group first)."""
-        if self.returncode is None:
-            os.kill(self.pid, signum)
-
-    def terminate(self) -> None:
-        """SIGTERM."""
-        self.send_signal(signal.SIGTERM)
-
-    def kill(self) -> None:
-        """SIGKILL."""
-        self.send_signal(signal.SIGKILL)
+    what = "kernel"
 
 
 SERVER = ForkServer()
@@ -550,26 +421,11 @@ def _fd(stream: Any) -> int | None:
 def fork_kernel(server: str, argv: Sequence[str], *, cwd: str, env: dict[str, str], stderr: int | None) -> ForkedKernel:
     """Ask the fork server at `server` for a kernel running `argv`'s ipykernel arguments."""
     args = list(argv[argv.index("-f") :]) if "-f" in argv else list(argv[3:])
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(START_TIMEOUT)
-    conn.connect(server)
+    request = json.dumps({"args": args, "cwd": cwd, "env": env}).encode()
     with open(os.devnull, "wb") as devnull:
         out = sys.stdout.fileno() if _has_fd(sys.stdout) else devnull.fileno()
-        fds = array.array("i", [out, stderr if stderr is not None else out])
-        payload = json.dumps({"args": args, "cwd": cwd, "env": env}).encode() + b"\n"
-        conn.sendmsg([payload], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
-    reply = b""
-    while b"\n" not in reply:
-        chunk = conn.recv(4096)
-        if not chunk:
-            conn.close()
-            raise ConnectionError("the kernel fork server closed the connection")
-        reply += chunk
-    line, _, rest = reply.partition(b"\n")
-    kernel = ForkedKernel(conn, int(json.loads(line)["pid"]))
-    kernel._buffer = rest
-    conn.settimeout(None)
-    return kernel
+        fds = [out, stderr if stderr is not None else out]
+        return forkserver.ask(server, request, fds, timeout=START_TIMEOUT, handle=ForkedKernel)
 
 
 def _has_fd(stream: Any) -> bool:

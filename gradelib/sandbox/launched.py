@@ -8,20 +8,15 @@ as a new interpreter, exactly as before.
 from __future__ import annotations
 
 import atexit
-import contextlib
-import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Any
 
-from gradelib.sandbox import launcher
+from gradelib.sandbox import forkserver, launcher
 
 ENV_DISABLE = "GRADELIB_SANDBOX_LAUNCHER"  # "0": every run starts nsinit as a new interpreter
 START_SECONDS = 30.0
@@ -34,43 +29,10 @@ def enabled() -> bool:
     return os.environ.get(ENV_DISABLE, "1").strip().lower() not in ("0", "no", "false", "off")
 
 
-class LaunchedProcess:
+class LaunchedProcess(forkserver.ForkedChild):
     """One nsinit forked by the launcher: its pid, its output pipes, and its exit code once it has one."""
 
-    def __init__(self, conn: socket.socket, pid: int, stdout: IO[bytes], stderr: IO[bytes], rest: bytes) -> None:
-        self._conn, self._buffer = conn, rest
-        self._lock = threading.Lock()
-        self.pid, self.stdout, self.stderr = pid, stdout, stderr
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        """The exit code if nsinit has exited, else None."""
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            return self.wait(timeout=0)
-        return None
-
-    def wait(self, timeout: float | None = None) -> int:
-        """Block until nsinit has exited (at most `timeout` seconds); its exit code."""
-        with self._lock:
-            if self.returncode is None:
-                self._conn.settimeout(timeout)
-                try:
-                    self._read_exit()
-                except (TimeoutError, BlockingIOError):
-                    raise subprocess.TimeoutExpired("nsinit", timeout or 0.0) from None
-            return self.returncode if self.returncode is not None else -1
-
-    def _read_exit(self) -> None:
-        while b"\n" not in self._buffer:
-            chunk = self._conn.recv(4096)
-            if not chunk:  # the launcher is gone, and its children with it (they die with their parent)
-                self.returncode = -signal.SIGKILL
-                self._conn.close()
-                return
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        self.returncode = int(json.loads(line).get("exit", -1))
-        self._conn.close()
+    what = "nsinit"
 
 
 class Launcher:
@@ -194,34 +156,15 @@ def start_nsinit(nsinit_file: str, config: str, control: socket.socket, env: dic
 def _forked(path: str, config: str, control: socket.socket) -> LaunchedProcess:
     out_read, out_write = os.pipe()
     err_read, err_write = os.pipe()
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        conn.settimeout(START_SECONDS)
-        conn.connect(path)
         fds = [control.fileno(), out_write, err_write]
-        conn.sendmsg([config.encode() + b"\n"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(_ints(fds)))])
-        reply = b""
-        while b"\n" not in reply:
-            chunk = conn.recv(4096)
-            if not chunk:
-                raise ConnectionError("the sandbox launcher closed the connection")
-            reply += chunk
+        process = forkserver.ask(path, config.encode(), fds, timeout=START_SECONDS, handle=LaunchedProcess)
     except BaseException:
-        conn.close()
         for fd in (out_read, err_read):
             os.close(fd)
         raise
     finally:
         os.close(out_write)
         os.close(err_write)
-    line, _, rest = reply.partition(b"\n")
-    pid = int(json.loads(line)["pid"])
-    return LaunchedProcess(
-        conn, pid, os.fdopen(out_read, "rb", buffering=0), os.fdopen(err_read, "rb", buffering=0), rest
-    )
-
-
-def _ints(values: Sequence[int]) -> Any:
-    import array
-
-    return array.array("i", values)
+    process.stdout, process.stderr = os.fdopen(out_read, "rb", buffering=0), os.fdopen(err_read, "rb", buffering=0)
+    return process
