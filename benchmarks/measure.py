@@ -198,7 +198,7 @@ def import_cell(takehome: str) -> str:
 
 def kernel_unit(takehome_names: tuple[str, ...] = ("replay", "payments"), repeat: int = 3) -> dict[str, Any]:
     """One papermill run through the kit's execute() (IPC kernel): a trivial cell, and each notebook's imports."""
-    from gradelib.batch.execute import execute
+    from gradelib.execution.execute import execute
 
     with tempfile.TemporaryDirectory(prefix="gradelib-bench-nb-") as tmp:
         folder = Path(tmp)
@@ -222,7 +222,7 @@ def kernel_unit(takehome_names: tuple[str, ...] = ("replay", "payments"), repeat
 
 def export_unit(notebook: Path, repeat: int = 3) -> dict[str, float]:
     """export_html on an executed report: the first call (imports nbconvert) and warm ones."""
-    from gradelib.batch.execute import export_html
+    from gradelib.execution.execute import export_html
 
     with tempfile.TemporaryDirectory(prefix="gradelib-bench-html-") as tmp:
         copy = Path(tmp) / notebook.name
@@ -241,7 +241,7 @@ t0 = time.perf_counter()
 import gradelib.batch.warmup  # what the batch's fork server imports, once per batch
 t1 = time.perf_counter()
 from gradelib.batch.worker import adopt
-from gradelib.batch.execute import execute, export_html
+from gradelib.execution.execute import execute, export_html
 adopt(dict(os.environ), os.getcwd(), list(sys.path))  # what a worker forked from it does first
 t2 = time.perf_counter()
 execute(trivial, out, {})

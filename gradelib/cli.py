@@ -434,8 +434,8 @@ def _decide(args: argparse.Namespace) -> int:
 def _similarity(args: argparse.Namespace) -> int:
     from gradelib import similarity
     from gradelib.batch import earlier
-    from gradelib.batch.bases import handout_base
     from gradelib.similarity import listing
+    from gradelib.takehomes.bases import handout_base
 
     if args.action == "add":
         if not args.paths:

@@ -10,11 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradelib import takehomes
-from gradelib.batch.bases import handout_base
 from gradelib.errors import GradebookError, GradelibError, SubmissionError
 from gradelib.gradebook import Gradebook
 from gradelib.intake import ingest
 from gradelib.similarity import keep
+from gradelib.takehomes.bases import handout_base
 
 GRADEBOOK_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 

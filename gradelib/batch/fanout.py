@@ -19,7 +19,6 @@ from typing import Any, Literal
 
 from gradelib import __version__, similarity
 from gradelib.batch import staging
-from gradelib.batch.bases import handout_base
 from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
 from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
@@ -30,6 +29,7 @@ from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
 from gradelib.notebook import views_path
 from gradelib.review.reportfiles import refresh_report
 from gradelib.sandbox import diskcap
+from gradelib.takehomes.bases import handout_base
 
 UNKNOWN_TAKEHOME = "unknown"
 JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores

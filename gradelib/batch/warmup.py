@@ -29,7 +29,8 @@ def preload() -> None:
     import papermill  # noqa: F401
 
     from gradelib import takehomes
-    from gradelib.batch import engine, kernelfork, worker  # noqa: F401
+    from gradelib.batch import worker  # noqa: F401
+    from gradelib.execution import engine, kernelfork
     from gradelib.review.reportfiles import warm_exporter
 
     engine.register()

@@ -22,10 +22,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from gradelib import __version__, takehomes
-from gradelib.batch import kernelfork, parcel
-from gradelib.batch.execute import execute, export_html, notebook_for, show_parameters
+from gradelib.batch import parcel
 from gradelib.batch.parcel import Artifacts, Parcel
 from gradelib.errors import GradelibError
+from gradelib.execution import kernelfork
+from gradelib.execution.execute import execute, export_html, notebook_for, show_parameters
 from gradelib.notebook import report_from_dict, views_path
 from gradelib.review.panel import ENV_HEADLESS
 from gradelib.review.reportfiles import BATCH_ONLY, take_score_table

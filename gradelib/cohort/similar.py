@@ -9,7 +9,6 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from gradelib.batch.bases import handout_base
 from gradelib.cohort import agreement
 from gradelib.cohort.table import Cohort
 from gradelib.display.render import STYLE, Html
@@ -17,6 +16,7 @@ from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook
 from gradelib.safetext import html_visible
 from gradelib.similarity import THRESHOLD, SimilarPair, cohort_pairs, refresh
+from gradelib.takehomes.bases import handout_base
 
 MAX_BARS = 25
 NONE_FOUND = "No pair of submissions shares {share:.0%} or more of either side's code."

@@ -13,9 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from pathlib import Path
 
-from gradelib.batch.execute import execute, export_html
 from gradelib.cohort.table import Filters
 from gradelib.errors import GradelibError
+from gradelib.execution.execute import execute, export_html
 from gradelib.gradebook import DEFAULT_PATH
 from gradelib.review.reportfiles import warm_exporter
 from gradelib.review.scoretable import ENV_HEADLESS

@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from gradelib.batch import engine, execute
+from gradelib.execution import engine, execute
 
 pytestmark = pytest.mark.e2e
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from gradelib.batch import kernelfork
-from gradelib.batch.execute import execute
+from gradelib.execution import kernelfork
+from gradelib.execution.execute import execute
 
 pytestmark = pytest.mark.e2e
 

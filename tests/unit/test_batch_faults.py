@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from gradelib.batch import fanout, kernelfork, worker
+from gradelib.batch import fanout, worker
 from gradelib.batch.deadline import INSTALL_STEPS, MARGIN_SECONDS, grading_deadline
 from gradelib.environment import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable
+from gradelib.execution import kernelfork
 from gradelib.sandbox import launched
 from gradelib.takehomes import payments, replay
 from gradelib.takehomes.plugin import DEFAULT_RUN_SECONDS

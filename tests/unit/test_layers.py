@@ -25,8 +25,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("takehomes",),
     ("review",),
     ("notebook",),
+    ("execution",),  # one notebook run (papermill, forked kernels, HTML): the batch's and the summary's
+    ("cohort",),
     ("batch",),
-    ("cohort",),  # the summary runs its notebook through batch.execute
     ("cli", "__main__"),
 )
 

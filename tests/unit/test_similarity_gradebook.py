@@ -127,7 +127,7 @@ def test_the_command_adds_an_earlier_cohorts_folders_and_lists_pairs_as_json(
 
 
 def _grade_as(book: Gradebook, takehome: str, folder: Path, name: str) -> None:
-    from gradelib.batch.bases import handout_base
+    from gradelib.takehomes.bases import handout_base
 
     book.upsert_submission(takehome, name, f"digest-{name}", str(folder))
     assert keep(book, takehome, f"digest-{name}", name, folder, handout_base(takehome))

@@ -73,8 +73,8 @@ from pathlib import Path
 
 import nbformat
 
-from gradelib.batch import kernelfork
-from gradelib.batch.execute import execute
+from gradelib.execution import kernelfork
+from gradelib.execution.execute import execute
 
 BURN = "import time\\nwhile time.process_time() < 0.5: pass"
 
@@ -132,7 +132,7 @@ def test_a_warm_workers_kernel_fork_server_is_forked_from_it_ready_and_ends_with
     with _warm_pool() as pool:
         kind, server, server_cmdline, worker_cmdline, worker = pool.submit(probe_kernels.server).result(timeout=120)
         assert kind == "_Child", "forked from the worker, not started as a new interpreter"
-        assert server_cmdline == worker_cmdline and b"gradelib.batch.kernelfork" not in server_cmdline
+        assert server_cmdline == worker_cmdline and b"gradelib.execution.kernelfork" not in server_cmdline
         kernel_parent, cpu = pool.submit(probe_kernels.kernel, str(tmp_path)).result(timeout=120)
     assert kernel_parent == server != worker, "the notebook's kernel came from the forked server"
     # Its sandboxed run burned 0.5 s of CPU: every process down to it was waited for by its parent (a

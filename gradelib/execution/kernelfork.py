@@ -162,7 +162,7 @@ def _reaped(status: int) -> None:
 
 
 def main(argv: Sequence[str]) -> int:
-    """`python -m gradelib.batch.kernelfork SOCKET_PATH CONTROL_FD`: preload, say ready, serve."""
+    """`python -m gradelib.execution.kernelfork SOCKET_PATH CONTROL_FD`: preload, say ready, serve."""
     path, control_fd = argv[0], int(argv[1])
     control = socket.socket(fileno=control_fd)
     preload()
@@ -256,7 +256,7 @@ class ForkServer:
         errors = Path(self._folder.name) / "server.err"
         with open(errors, "wb") as stderr:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "gradelib.batch.kernelfork", self.path, str(theirs.fileno())],
+                [sys.executable, "-m", "gradelib.execution.kernelfork", self.path, str(theirs.fileno())],
                 pass_fds=(theirs.fileno(),),
                 stdin=subprocess.DEVNULL,
                 stderr=stderr,

@@ -91,7 +91,7 @@ def _ipc_kernel_manager(
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
 
-    from gradelib.batch import kernelfork
+    from gradelib.execution import kernelfork
 
     class IpcKernelManager(AsyncKernelManager):
         async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
@@ -149,7 +149,7 @@ def execute(
     without_iri_grammars()
     import papermill  # slow to import; only the workers need it
 
-    from gradelib.batch import engine
+    from gradelib.execution import engine
     from gradelib.review.reportfiles import BATCH_ONLY, prepare_for_reviewers
 
     watch = KernelWatch()
