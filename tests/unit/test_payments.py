@@ -23,6 +23,7 @@ from gradelib.takehomes.payments.keyscope import (
     draft_lines_kept,
     gaps,
     has_backoff,
+    key_labels,
     least_gaps,
     same_key_after_restart,
 )
@@ -379,6 +380,34 @@ def test_attempts_timeline_has_one_row_per_scenario() -> None:
     assert chart._repr_svg_() == chart.body and "transient: 2 requests" in repr(chart)
     assert [charts.status_class(s) for s in (200, 503, None, "hung", 400)] == ["2xx", "503", "hung", "hung", "other"]
     assert "&lt;b&gt;" in charts.attempts_html({"<b>": []}).body
+
+
+def test_key_labels_number_generated_keys_in_first_sent_order_and_leave_short_or_odd_keys() -> None:
+    uuid = "9b2f6c1e-0d4a-4e7b-9a51-3f7c2b8e1d60"
+    runs = [[request(0, uuid), request(1, uuid)], [request(0, "order-4200"), request(1, "<b>" * 6), request(2, None)]]
+    assert key_labels(runs) == {uuid: "<key-1>"}  # short keys and markup are shown as sent, escaped
+    later = "5d1e9c7a-22b4-4f0e-8c3d-7a6b5e4f3a21"
+    assert key_labels([*runs, [request(0, later)]]) == {uuid: "<key-1>", later: "<key-2>"}
+
+
+def test_outage_repeats_do_not_shift_the_other_scenarios_key_labels() -> None:
+    """How many outage repeats run depends on the machine's load; the report's labels must not."""
+    from types import SimpleNamespace
+
+    grading = PaymentsGrading.__new__(PaymentsGrading)
+    grading.box = SimpleNamespace(root=Path("."))  # type: ignore[assignment]
+    names = ("transient", "restart", "outage", "slow", "orders")
+    for number, name in enumerate(names):
+        key = f"{number}" * 8 + "-key-of-" + name
+        grading.__dict__[name] = SimpleNamespace(requests=[request(0, key)])
+    repeats = [SimpleNamespace(requests=[request(0, f"repeat-number-{n:04d}")]) for n in range(5)]
+    few, many = repeats[:2], repeats
+    grading.__dict__["outage_repeats"] = few
+    with_few = grading._masks()
+    grading.__dict__["outage_repeats"] = many
+    with_many = grading._masks()
+    orders_key = "44444444-key-of-orders"
+    assert with_few[orders_key] == with_many[orders_key] == "<key-5>"
 
 
 def test_shrinking_real_waits_are_measured_again_immediate_retries_never() -> None:

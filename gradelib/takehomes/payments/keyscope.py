@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from typing import Literal
 
@@ -14,6 +15,10 @@ from gradelib.takehomes.payments.gateway import GatewayRequest
 KeyScope = Literal["per_attempt", "per_call", "persisted", "unknown"]
 BACKOFF_MIN_GAP = 0.02  # seconds: shorter gaps are immediate retries, not backoff
 BACKOFF_SHRINK = 0.8  # a gap may be this fraction of the previous one (jitter) and still count
+MIN_MASKED_KEY_CHARS = 16  # shorter keys are not random ones, and masking them would garble text
+# What a generated key looks like (a UUID, a token): masked, since it differs on every grading. Anything
+# else (`order-4200`, or markup a hostile client sends as its key) is shown, escaped, as evidence.
+GENERATED_KEY = re.compile(r"[\w\-:.]+")
 # A draft line worth looking for in a candidate's client: this long, with a letter in it
 # (`amount,` and `});` are in every client).
 SIGNIFICANT_LINE_CHARS = 10
@@ -99,3 +104,15 @@ def draft_lines_kept(candidate: str, draft: str) -> float:
         return 1.0
     present = set(_significant(candidate))
     return round(sum(1 for line in wanted if line in present) / len(wanted), 3)
+
+
+def key_labels(runs: Iterable[Sequence[GatewayRequest]]) -> dict[str, str]:
+    """`<key-N>` for each generated idempotency key, numbered in the order the runs first sent them."""
+    labels: dict[str, str] = {}
+    for requests in runs:
+        for request in requests:
+            key = request.key
+            generated = key is not None and len(key) >= MIN_MASKED_KEY_CHARS and GENERATED_KEY.fullmatch(key)
+            if key is not None and generated and key not in labels:
+                labels[key] = f"<key-{len(labels) + 1}>"
+    return labels

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from gradelib.takehomes.payments.keyscope import (
     draft_diff,
     draft_lines_kept,
     has_backoff,
+    key_labels,
     least_gaps,
     same_key_after_restart,
 )
@@ -57,10 +57,6 @@ REWRITE_KEPT = 0.5  # share of the draft's lines under which checkout.mjs no lon
 # Masks for what changes from one grading to the next (the sandbox's temp paths, random keys).
 PATH_MASKS = {"submission": "<submission>", "home": "<home>", "tmp": "<tmp>"}
 KIT_FOLDER = "kit"
-MIN_MASKED_KEY_CHARS = 16  # shorter keys are not random ones, and masking them would garble text
-# What a generated key looks like (a UUID, a token): masked, since it differs on every grading. Anything
-# else (`order-4200`, or markup a hostile client sends as its key) is shown, escaped, as evidence.
-GENERATED_KEY = re.compile(r"[\w\-:.]+")
 FIX_NAMES = {"per_call_fix": "one key per call", "persisted_fix": "key persisted before the request"}
 MAX_SOURCE_BYTES = 1024 * 1024
 MAX_NOTE_BYTES = 256 * 1024
@@ -316,15 +312,11 @@ class PaymentsRuns(BaseGrading):
                 for folder in root.iterdir():
                     for name, placeholder in PATH_MASKS.items():
                         masks[str(folder / name)] = placeholder
-        labels: dict[str, str] = {}
-        for name in SCENARIOS:
-            run = self.__dict__.get(name)
-            for scenario in (run, *(self.__dict__.get("outage_repeats", ()) if name == "outage" else ())):
-                for request in scenario.requests if scenario is not None else ():
-                    key = request.key
-                    generated = key is not None and len(key) >= MIN_MASKED_KEY_CHARS and GENERATED_KEY.fullmatch(key)
-                    if key is not None and generated and key not in labels:
-                        labels[key] = f"<key-{len(labels) + 1}>"
+        # The outage repeats come last: how many there are depends on the machine's load, and a
+        # label must not shift with it (grading twice gives the same messages).
+        scenarios = [self.__dict__.get(name) for name in SCENARIOS]
+        ordered = (*scenarios, *self.__dict__.get("outage_repeats", ()))
+        labels = key_labels(scenario.requests for scenario in ordered if scenario is not None)
         return masks | labels
 
     def _masked(self, data: Any) -> Any:
