@@ -246,6 +246,9 @@ def grade(
         client = stack.enter_context(_cluster_session(scheduler, notice)) if scheduler else None  # fail early
         if not scheduler:  # a kernel killed mid-grading (deadline, Ctrl+C) leaves its capped workspace mounted
             stack.callback(diskcap.sweep_stale)
+        context = None if scheduler else _warm_context()
+        if context is not None and found:
+            _start_early(context)  # its imports overlap the staging and fingerprinting below
         unbounded = None if scheduler else diskcap.unbounded_reason()
         if unbounded and notice:
             notice(f"disk use per grading is not bounded here ({unbounded})")
@@ -259,7 +262,7 @@ def grade(
         open_runs = {job.run_id: job for job in pending}
         said: set[str] = set()
         try:
-            for job, result in _run_all(pending, jobs, client):
+            for job, result in _run_all(pending, jobs, client, context):
                 open_runs.pop(job.run_id, None)
                 report(_record(book, job, result, paths_))
                 for message in () if isinstance(result, BaseException) else result.notices:
@@ -373,9 +376,10 @@ def _cluster_session(scheduler: str, notice: Callable[[str], None] | None) -> It
 
 
 def _run_all(
-    pending: Sequence[_Job], jobs: int | None, client: Any
+    pending: Sequence[_Job], jobs: int | None, client: Any, context: multiprocessing.context.BaseContext | None
 ) -> Iterator[tuple[_Job, Artifacts | BaseException]]:
-    """Each job's artifacts (or the exception that killed its worker), in order of completion."""
+    """Each job's artifacts (or the exception that killed its worker), in order of completion: on the Dask
+    `client`'s cluster, or in local workers started from `context` (`_warm_context` when None)."""
     if not pending:
         return
     by_key = {job.parcel.key: job for job in pending}
@@ -388,7 +392,7 @@ def _run_all(
     workers = max(1, min(jobs or default_jobs(), len(pending)))
     pool = ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=_warm_context(),
+        mp_context=context or _warm_context(),
         initializer=adopt,
         initargs=(dict(os.environ), os.getcwd(), list(sys.path)),
     )
@@ -413,6 +417,19 @@ def _warm_context() -> multiprocessing.context.BaseContext:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([WARMUP_MODULE])
     return context
+
+
+def _start_early(context: multiprocessing.context.BaseContext) -> None:
+    """Start the workers' fork server now: it imports what a grading needs (a second or two) while this
+    process stages the cohort, instead of after. Nothing to start for new interpreters (spawn)."""
+    if context.get_start_method() != "forkserver":
+        return
+    from multiprocessing import forkserver
+
+    try:
+        forkserver.ensure_running()
+    except OSError:  # the pool starts it (and says why it cannot) with its first worker
+        return
 
 
 def end_warm_workers() -> None:
