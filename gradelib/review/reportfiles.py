@@ -145,15 +145,16 @@ def _html_exporter() -> Any:
     """This thread's exporter: its templates are compiled once, not once per report."""
     exporter = getattr(_EXPORTERS, "html", None)
     if exporter is None:
-        from nbconvert import HTMLExporter
         from nbconvert.preprocessors import TagRemovePreprocessor
         from traitlets.config import Config
+
+        from gradelib.review.htmlexport import report_exporter
 
         config = Config()
         config.TemplateExporter.exclude_input = True
         config.TemplateExporter.exclude_input_prompt = True
         config.TemplateExporter.exclude_output_prompt = True
-        exporter = HTMLExporter(config=config)
+        exporter = report_exporter(config)
         exporter.register_preprocessor(TagRemovePreprocessor(remove_cell_tags=set(HIDDEN_IN_HTML)), enabled=True)
         _EXPORTERS.html = exporter
     return exporter
