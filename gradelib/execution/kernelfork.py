@@ -179,14 +179,11 @@ def main(argv: Sequence[str]) -> int:
 # --- the worker's side ----------------------------------------------------------------------------
 
 
-class ForkServer:
+class ForkServer(forkserver.ServerHandle):
     """One worker's fork server: started on first use, stopped with the worker."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | _Child | None = None
-        self._control: socket.socket | None = None
-        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        super().__init__()
         self.path = ""
         self._failure: str | None = None  # why it could not be used, until said once
         self._told = False
@@ -269,26 +266,6 @@ class ForkServer:
             raise ConnectionError(f"it exited: {said[-1]}" if said else "it did not answer")
         ours.settimeout(None)
         return self.path
-
-    def _stop(self) -> None:
-        if self._control is not None:
-            self._control.close()  # the server stops its kernels and exits
-            self._control = None
-        if self._proc is not None:
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-            self._proc = None
-        if self._folder is not None:
-            self._folder.cleanup()
-            self._folder = None
-
-    def close(self) -> None:
-        """Stop the server (and any kernel it still has)."""
-        with self._lock:
-            self._stop()
 
 
 def _fork_server(folder: Path, control: socket.socket) -> tuple[str, int]:

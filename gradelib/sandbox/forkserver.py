@@ -24,10 +24,14 @@ import struct
 import subprocess
 import threading
 from collections.abc import Callable, Sequence
-from typing import IO, TypeVar
+from typing import IO, TYPE_CHECKING, Protocol, TypeVar
+
+if TYPE_CHECKING:  # not imported at run time: the launcher starts in an isolated interpreter, fast
+    import tempfile
 
 MAX_REQUEST = 4 * 1024 * 1024
 MAX_FDS = 8
+STOP_SECONDS = 10  # a server given this long to exit once its control descriptor closes, then killed
 
 Child = Callable[[bytes, list[int]], None]  # runs in the fork with the request and its descriptors; never returns
 Reaped = Callable[[int], None]  # told each child's wait status once it has exited
@@ -157,6 +161,51 @@ def _reap(waiting: dict[int, socket.socket], reaped: Reaped | None) -> None:
 
 
 # --- the client ---------------------------------------------------------------------------------
+
+
+class Stoppable(Protocol):
+    """The part of `subprocess.Popen`'s interface `ServerHandle` needs of a server's process."""
+
+    def poll(self) -> int | None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+class ServerHandle:
+    """A client process's hold on its fork server: the control descriptor whose closing stops the
+    server, the server's process and its folder. `close` stops it and waits for it (killing it
+    after STOP_SECONDS); subclasses start it and hold `_lock` around `_stop`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._proc: Stoppable | None = None
+        self._control: socket.socket | int | None = None
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+
+    def _stop(self) -> None:
+        if self._control is not None:  # the server stops its children and exits
+            if isinstance(self._control, int):
+                os.close(self._control)
+            else:
+                self._control.close()
+            self._control = None
+        if self._proc is not None:
+            try:
+                self._proc.wait(timeout=STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+            self._proc = None
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+    def close(self) -> None:
+        """Stop the server (and any child it still has)."""
+        with self._lock:
+            self._stop()
 
 
 class ForkedChild:

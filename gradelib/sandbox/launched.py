@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 from gradelib.sandbox import forkserver, launcher
@@ -35,14 +34,11 @@ class LaunchedProcess(forkserver.ForkedChild):
     what = "nsinit"
 
 
-class Launcher:
+class Launcher(forkserver.ServerHandle):
     """This process's launcher: started on first use, restarted if it died, stopped at exit."""
 
     def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._proc: subprocess.Popen[bytes] | None = None
-        self._control: int | None = None
-        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        super().__init__()
         self._path = ""
         self._told = False
 
@@ -91,26 +87,6 @@ class Launcher:
         if line != b"ready":
             raise ConnectionError("the sandbox launcher did not start")
         return self._path
-
-    def _stop(self) -> None:
-        if self._control is not None:
-            os.close(self._control)
-            self._control = None
-        if self._proc is not None:
-            try:
-                self._proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self._proc.kill()
-                self._proc.wait()
-            self._proc = None
-        if self._folder is not None:
-            self._folder.cleanup()
-            self._folder = None
-
-    def close(self) -> None:
-        """Stop the launcher (and any run it still has)."""
-        with self._lock:
-            self._stop()
 
 
 def _read_line(fd: int, seconds: float) -> bytes:

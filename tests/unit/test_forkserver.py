@@ -152,3 +152,25 @@ def test_a_request_cut_short_closes_the_descriptors_it_brought() -> None:
         assert set(os.listdir("/proc/self/fd")) <= before
     os.close(read)
     os.close(write)
+
+
+@pytest.mark.parametrize("leaves", [True, False], ids=["exits-on-eof", "ignores-eof"])
+def test_a_server_handle_closes_the_control_waits_or_kills_and_removes_its_folder(
+    leaves: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    monkeypatch.setattr(forkserver, "STOP_SECONDS", 0.5)
+    read, write = os.pipe()
+    script = "import sys; sys.stdin.buffer.read()" if leaves else "import time; time.sleep(60)"
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=read)
+    os.close(read)
+    handle = forkserver.ServerHandle()
+    folder = tempfile.TemporaryDirectory(prefix="gradelib-test-handle-")
+    handle._proc, handle._control, handle._folder = proc, write, folder
+    handle.close()
+    assert proc.returncode == (0 if leaves else -signal.SIGKILL)
+    assert not Path(folder.name).exists()
+    with pytest.raises(OSError):
+        os.fstat(write)  # the control descriptor is closed
+    handle.close()  # twice is harmless
