@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, Any, Literal
 
-from gradelib import __version__
+from gradelib import __version__, atomicfile
 from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook, ScoreEntry, line_record, utc_iso, utc_now
 from gradelib.gradebook.meeting import Decision, Resolution
@@ -203,18 +201,13 @@ def _write_csv(path: Path, columns: Sequence[str], rows: Sequence[Mapping[str, A
 @contextmanager
 def atomic_file(path: Path, newline: str | None = None) -> Iterator[IO[str]]:
     """A text file that appears at path only once fully written, so a reader never sees half an export."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise GradebookError(str(path), f"cannot write the export: {exc}") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as out:
-            yield out
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    with ExitStack() as stack:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            out = stack.enter_context(atomicfile.atomic_file(path, newline))
+        except OSError as exc:
+            raise GradebookError(str(path), f"cannot write the export: {exc}") from exc
+        yield out
 
 
 def _text(path: Path, where: str, item: Mapping[str, Any], key: str, *, required: bool = True) -> str:

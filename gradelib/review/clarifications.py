@@ -11,13 +11,12 @@ rubric` lists them. The file is only ever appended to (rewritten whole, atomical
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+from gradelib.atomicfile import write_text
 from gradelib.errors import RecordRefused, RubricError
 from gradelib.takehomes.rubric import Rubric
 
@@ -78,10 +77,7 @@ def add_clarification(rubric: Rubric, clarification: Clarification) -> bool:
     path = clarifications_path(rubric)
     text = HEADER + "".join(_entry(item) for item in sorted([*every, clarification], key=lambda c: c.at))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
+        write_text(path, text)
     except OSError as exc:
         raise RecordRefused(
             f"cannot write {path}: {exc.strerror or exc}; keep the rubric somewhere writable and pass --rubric"

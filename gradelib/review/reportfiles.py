@@ -15,14 +15,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from gradelib.atomicfile import write_text
 
 BATCH_ONLY: Mapping[str, Any] = {"save": False, "rerun": False}  # what a reviewer's session starts with
 INJECTED_TAG = "injected-parameters"  # papermill's tag on the cell it adds
@@ -30,17 +30,6 @@ PARAMETERS_TAG = "parameters"
 SCORE_TABLE_TAG = "score-table"
 HIDDEN_IN_HTML = frozenset({PARAMETERS_TAG, INJECTED_TAG})
 RESET_COMMENT = "  # the batch ran with {value!r}; a reviewer's session starts here"
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def _nbformat() -> Any:
@@ -56,7 +45,7 @@ def _nbformat() -> Any:
 def _write(notebook: Any, path: Path) -> None:
     nbformat = _nbformat()
 
-    _atomic_write(path, nbformat.writes(notebook))
+    write_text(path, nbformat.writes(notebook))
 
 
 def prepare_for_reviewers(path: Path, values: Mapping[str, Any] = BATCH_ONLY) -> bool:
@@ -128,7 +117,7 @@ def export_html(notebook: Path) -> Path | None:
         return None
     body, _ = _html_exporter().from_notebook_node(nbformat.read(notebook, as_version=4))
     target = notebook.with_suffix(".html")
-    _atomic_write(target, body)
+    write_text(target, body)
     return target
 
 

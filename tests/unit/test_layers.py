@@ -14,7 +14,7 @@ KIT = "gradelib"
 # Bottom to top: a module may import its own layer and those below it. Names are gradelib's
 # top-level modules and packages ("gradelib" itself is the package's API, above the sandbox).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "result", "safetext", "imports", "lazy", "servers"),  # the vocabulary every layer shares
+    ("errors", "result", "safetext", "imports", "lazy", "atomicfile", "servers"),  # the vocabulary every layer shares
     ("sandbox",),
     ("gradelib",),
     ("intake",),
