@@ -246,9 +246,8 @@ def grade(
         client = stack.enter_context(_cluster_session(scheduler, notice)) if scheduler else None  # fail early
         if not scheduler:  # a kernel killed mid-grading (deadline, Ctrl+C) leaves its capped workspace mounted
             stack.callback(diskcap.sweep_stale)
-        context = None if scheduler else _warm_context()
-        if context is not None and found:
-            _start_early(context)  # its imports overlap the staging and fingerprinting below
+        if not scheduler and found:
+            _start_early(_warm_context())  # its imports overlap the staging and fingerprinting below
         unbounded = None if scheduler else diskcap.unbounded_reason()
         if unbounded and notice:
             notice(f"disk use per grading is not bounded here ({unbounded})")
@@ -262,7 +261,7 @@ def grade(
         open_runs = {job.run_id: job for job in pending}
         said: set[str] = set()
         try:
-            for job, result in _run_all(pending, jobs, client, context):
+            for job, result in _run_all(pending, jobs, client):
                 open_runs.pop(job.run_id, None)
                 report(_record(book, job, result, paths_))
                 for message in () if isinstance(result, BaseException) else result.notices:
@@ -376,10 +375,9 @@ def _cluster_session(scheduler: str, notice: Callable[[str], None] | None) -> It
 
 
 def _run_all(
-    pending: Sequence[_Job], jobs: int | None, client: Any, context: multiprocessing.context.BaseContext | None
+    pending: Sequence[_Job], jobs: int | None, client: Any
 ) -> Iterator[tuple[_Job, Artifacts | BaseException]]:
-    """Each job's artifacts (or the exception that killed its worker), in order of completion: on the Dask
-    `client`'s cluster, or in local workers started from `context` (`_warm_context` when None)."""
+    """Each job's artifacts (or the exception that killed its worker), in order of completion."""
     if not pending:
         return
     by_key = {job.parcel.key: job for job in pending}
@@ -392,7 +390,7 @@ def _run_all(
     workers = max(1, min(jobs or default_jobs(), len(pending)))
     pool = ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=context or _warm_context(),
+        mp_context=_warm_context(),
         initializer=adopt,
         initargs=(dict(os.environ), os.getcwd(), list(sys.path)),
     )
@@ -421,7 +419,8 @@ def _warm_context() -> multiprocessing.context.BaseContext:
 
 def _start_early(context: multiprocessing.context.BaseContext) -> None:
     """Start the workers' fork server now: it imports what a grading needs (a second or two) while this
-    process stages the cohort, instead of after. Nothing to start for new interpreters (spawn)."""
+    process stages the cohort, instead of after; the pool's workers, from the same context, are forked
+    from it. Nothing to start for new interpreters (spawn)."""
     if context.get_start_method() != "forkserver":
         return
     from multiprocessing import forkserver
