@@ -10,6 +10,7 @@ import shutil
 import signal
 import sys
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
@@ -433,25 +434,64 @@ def _start_early(context: multiprocessing.context.BaseContext) -> None:
 
 def end_warm_workers() -> None:
     """Stop the fork server this process's workers were forked from and wait for it (its workers' CPU and
-    memory then count as this process's children's); the next batch in this process starts a new one."""
+    memory then count as this process's children's); the next batch in this process starts a new one.
+
+    Bounded: a fork server that has not exited STOP_SECONDS after it was told (a worker it forked still
+    holds its descriptor) is killed, so a stopped batch exits promptly whatever else runs on the machine."""
     from multiprocessing import forkserver
 
-    stop = getattr(getattr(forkserver, "_forkserver", None), "_stop", None)  # CPython's own, for its tests
-    if callable(stop):
-        with contextlib.suppress(OSError):
-            stop()
+    server = getattr(forkserver, "_forkserver", None)  # CPython's own; its `_stop` waits without a bound
+    lock = getattr(server, "_lock", None)
+    if server is None or lock is None:
+        return
+    with lock:
+        pid, alive = getattr(server, "_forkserver_pid", None), getattr(server, "_forkserver_alive_fd", None)
+        if pid is None:
+            return
+        if alive is not None:
+            with contextlib.suppress(OSError):
+                os.close(alive)  # the server exits once this and every worker's copy are closed
+        if not _reaped(pid, STOP_SECONDS):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            _reaped(pid, STOP_SECONDS)
+        address = getattr(server, "_forkserver_address", None)
+        if isinstance(address, str) and not address.startswith("\0"):
+            with contextlib.suppress(OSError):
+                os.unlink(address)
+        # forgotten as CPython's `_stop` forgets it: the next pool of this process starts a new server
+        server._forkserver_alive_fd = server._forkserver_pid = server._forkserver_address = None
+
+
+def _reaped(pid: int, seconds: float) -> bool:
+    """Wait up to `seconds` for child `pid` to exit and reap it; True once it is gone."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return True
+        if done:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """End the pool's workers now; what each started (fork server, kernels, sandboxed runs) ends with it."""
+    """End the pool's workers now; what each started (fork server, kernels, sandboxed runs) ends with it.
+
+    Every worker is asked at once and they share one deadline: a stop takes at most twice STOP_SECONDS,
+    however many workers there are and however busy the machine is."""
     workers = list((getattr(pool, "_processes", None) or {}).values())  # the pool's own, not every child of ours
     pool.shutdown(wait=False, cancel_futures=True)
-    for child in workers:
-        with contextlib.suppress(OSError):
-            child.terminate()
-    for child in workers:
-        child.join(STOP_SECONDS)
-        if child.is_alive():
-            with contextlib.suppress(OSError):
-                child.kill()
-            child.join(STOP_SECONDS)
+    for ask in ("terminate", "kill"):
+        for child in workers:
+            if child.is_alive():
+                with contextlib.suppress(OSError):
+                    getattr(child, ask)()
+        deadline = time.monotonic() + STOP_SECONDS
+        for child in workers:
+            child.join(max(0.0, deadline - time.monotonic()))
+        if not any(child.is_alive() for child in workers):
+            return

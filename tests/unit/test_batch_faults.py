@@ -92,3 +92,55 @@ def test_the_launcher_says_once_on_stderr_why_runs_start_fresh(capsys: pytest.Ca
     launcher.fell_back("it cannot start: boom")
     launcher.fell_back("it cannot start: again")
     assert capsys.readouterr().err == launched.FALLBACK_NOTICE.format(why="it cannot start: boom") + "\n"
+
+
+def _deaf_to_sigterm(ready: Path) -> int:
+    """A worker's task that ignores SIGTERM and never ends (a worker stuck where a stop cannot reach it)."""
+    import os
+    import signal
+    import time
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    (ready / str(os.getpid())).touch()
+    while True:
+        time.sleep(1)
+
+
+def test_a_stopped_pool_ends_every_worker_even_those_deaf_to_sigterm(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import multiprocessing
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    monkeypatch.setattr(fanout, "STOP_SECONDS", 0.5)
+    pool = ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("forkserver"))
+    for _ in range(3):
+        pool.submit(_deaf_to_sigterm, tmp_path)
+    workers = list(pool._processes.values())  # type: ignore[attr-defined]
+    deadline = time.monotonic() + 60  # a hang bound: both workers are deaf well before
+    while len(list(tmp_path.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    fanout._stop(pool)
+    assert [w.is_alive() for w in workers] == [False, False]
+    assert {w.exitcode for w in workers} == {-9}, "SIGTERM was ignored, so each was killed"
+    fanout.end_warm_workers()
+
+
+def test_ending_the_warm_workers_reaps_their_fork_server_and_removes_its_socket() -> None:
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import forkserver
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("forkserver")) as pool:
+        assert pool.submit(os.getpid).result(timeout=60) != os.getpid()
+    server = forkserver._forkserver  # type: ignore[attr-defined]
+    pid, address = server._forkserver_pid, server._forkserver_address
+    assert pid is not None and Path(address).exists()
+    fanout.end_warm_workers()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)  # exited and reaped, not left a zombie
+    assert not Path(address).exists()
+    assert server._forkserver_pid is None
+    fanout.end_warm_workers()  # twice is harmless
