@@ -13,7 +13,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +36,7 @@ UNKNOWN_TAKEHOME = "unknown"
 JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores
 LOGS = ".logs"  # per-submission kernel logs beside the reports
 STOP_SECONDS = 3.0  # a worker asked to stop gets this long before it is killed
+WAKE_SECONDS = 0.5  # the driver waits for gradings in steps this long, so it always sees a stop signal soon
 ENV_WARM_WORKERS = "GRADELIB_WARM_WORKERS"  # "0": every local worker starts as a new interpreter
 INTERRUPTED = "interrupted: the batch was stopped before this submission was graded; `gradelib grade` grades it"
 Status = Literal["graded", "error", "up_to_date"]
@@ -397,10 +398,16 @@ def _run_all(
     )
     try:
         futures: dict[Future[Artifacts], _Job] = {pool.submit(grade_parcel, job.parcel): job for job in pending}
-        for future in as_completed(futures):
-            error = future.exception()
-            # popped: a finished future holds its artifacts (notebook, HTML), which must not stay for the whole batch
-            yield futures.pop(future), error if error is not None else future.result()
+        while futures:
+            # Woken at least every WAKE_SECONDS: a Ctrl+C or SIGTERM another thread of this process received is
+            # acted on then (Python runs signal handlers in the main thread only, between bytecodes), not when
+            # the next grading ends, which may be half an hour away.
+            done, _ = wait(futures, timeout=WAKE_SECONDS, return_when=FIRST_COMPLETED)
+            for future in done:
+                error = future.exception()
+                # popped: a finished future holds its artifacts (notebook, HTML), which must not stay for the whole
+                # batch
+                yield futures.pop(future), error if error is not None else future.result()
     except BaseException:  # stopped (Ctrl+C, SIGTERM, a full reports folder): no grading goes on behind it
         _stop(pool)
         raise

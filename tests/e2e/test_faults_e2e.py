@@ -194,6 +194,7 @@ def test_a_batch_stopped_midway_ends_everything_it_started_and_resumes(tmp_path:
     finally:
         if batch.poll() is None:
             os.killpg(batch.pid, signal.SIGKILL)
+            batch.communicate()  # reaped and its pipes closed, whatever failed above
     assert time.monotonic() - stopped < STOP_BOUND, "the batch stops (within seconds: a hang bound here)"
     assert batch.returncode == code, err
     assert "interrupted" in err and "run the same command again" in err and "Traceback" not in err

@@ -144,3 +144,37 @@ def test_ending_the_warm_workers_reaps_their_fork_server_and_removes_its_socket(
     assert not Path(address).exists()
     assert server._forkserver_pid is None
     fanout.end_warm_workers()  # twice is harmless
+
+
+def _grades_for_two_minutes(parcel: object) -> None:
+    """A grading that takes long (a slow submission), in place of `grade_parcel`."""
+    import time
+
+    time.sleep(120)
+
+
+def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Python runs signal handlers in the main thread only; the kernel may hand a Ctrl+C to any thread of the
+    driver (a progress bar's, the pool's). The driver's wait must still end with KeyboardInterrupt soon."""
+    import signal
+    import threading
+    import time
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(fanout, "grade_parcel", _grades_for_two_minutes)
+    monkeypatch.setattr(fanout, "STOP_SECONDS", 0.5)
+
+    def interrupt_this_thread() -> None:
+        time.sleep(8)  # the driver is waiting for its grading by then (its workers started)
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+
+    helper = threading.Thread(target=interrupt_this_thread)
+    started = time.monotonic()
+    helper.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            list(fanout._run_all([SimpleNamespace(parcel=SimpleNamespace(key="a"))], 1, None))  # type: ignore[list-item]
+    finally:
+        helper.join()
+        fanout.end_warm_workers()
+    assert time.monotonic() - started < 60, "stopped on the signal, not after the grading"  # a hang bound
