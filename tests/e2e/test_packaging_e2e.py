@@ -87,6 +87,9 @@ def test_payments_suites_are_read_with_their_own_runner(graded: GradedCohort, na
     assert found_defect["evidence"]["tests"]["runner"] == expected.pop("runner")
     if lockfile := expected.pop("lockfile", None):
         assert _honoured(_environment(graded, "payments", name)) == [lockfile]
+    tests = found_defect["evidence"]["tests"]
+    stub = expected.pop("handout_stub", False)  # run again beside the handout's stub, and only then
+    assert (tests["handout_stub"] is not None) == stub and tests["own"]["with_handout_stub"] == stub
     assert {key: facts[key] for key in expected} == expected, found_defect["message"]
     assert found_defect["outcome"] == "pass" and found_defect["tier"] == "strong"
 

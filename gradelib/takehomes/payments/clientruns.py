@@ -17,7 +17,7 @@ from gradelib.lazy import cached
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service, tool
 from gradelib.takehomes.payments.gateway import Gateway, GatewayCounts, GatewayRequest
 from gradelib.takehomes.payments.keyscope import BACKOFF_MIN_GAP, gaps, has_backoff, least_gaps
-from gradelib.takehomes.payments.suites import SuiteRuns, find_tests, run_suites
+from gradelib.takehomes.payments.suites import HANDOUT_PORT, SuiteRuns, find_tests, run_suites
 from gradelib.takehomes.rubric import takehome_data
 
 __all__ = ["ClientRun", "ClientRunner", "ScenarioRun", "SuiteRuns", "find_tests", "parse_result", "tap_summary"]
@@ -26,11 +26,13 @@ CHECKOUT = "checkout.mjs"
 PACKAGE_JSON = "package.json"
 DRIVER = "driver.mjs"
 DRIVER_FOLDER = "payments"  # the take-home's package-data folder, where the driver ships
+WITH_STUB = "with-stub.mjs"  # runs a suite with the handout's gateway stub listening (package data too)
+HANDOUT_STUB = ("gateway", "server.mjs")  # the handout's own stub, as candidates receive it
 RESULT_MARKER = "GRADELIB_RESULT "
 KEY_FILE = ".gradelib-result-key"
 AMOUNT = 4200
 ORDERS_AMOUNTS = (4200, 1700)  # the orders scenario: two separate orders, one process
-GATEWAY_PORT = 8099
+GATEWAY_PORT = HANDOUT_PORT
 GATEWAY_ENV = {"GATEWAY_URL": "http://{host}:{port}"}
 SCENARIO_LIMITS = Limits(wall_seconds=30, cpu_seconds=30)
 SLOW_LIMITS = Limits(wall_seconds=40, cpu_seconds=40)
@@ -44,7 +46,8 @@ OUTAGE_EXTRA_RUNS = 3  # more, one at a time, while real waits still look shorte
 OUTAGE_REPEAT_UNDER_SECONDS = 5.0
 EXIT_UNSETTLED = 13  # node's exit status when top-level await never settles
 SCENARIO_RUNS = 1 + 2 + OUTAGE_RUNS + OUTAGE_EXTRA_RUNS + 1  # transient, restart (two), outage, orders
-TEST_VARIANTS = 5  # the candidate's code (twice when red: a flake), the draft, the two fixes
+# The candidate's code (twice when red: a flake; once more with the handout's stub), the draft, the two fixes.
+TEST_VARIANTS = 6
 # The most one grading's sandboxed runs can take, their wall limits summed (the batch's deadline is built on it).
 RUN_SECONDS = (
     SCENARIO_RUNS * SCENARIO_LIMITS.wall_seconds + SLOW_LIMITS.wall_seconds + TEST_VARIANTS * TEST_LIMITS.wall_seconds
@@ -337,9 +340,23 @@ class ClientRunner:
             return SuiteRuns(kind, command, problem=NPM_MISSING)
         return run_suites(submission, binary, self.box.copy, self._test_run, self.installed)
 
-    def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str]) -> RunResult:
-        service = Service("gateway", GATEWAY_PORT, Gateway("transient").serve, GATEWAY_ENV)
-        return self.box.run(argv, copy, env=env, limits=TEST_LIMITS, services=[service])
+    def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str], stub: bool) -> RunResult:
+        """The suite as the handout says to run it: nothing of the kit's listening and no `GATEWAY_URL` (promised
+        to the client's runs only); with `stub`, the handout's own gateway stub listening on its address."""
+        if stub and self.node is not None:
+            argv = [self.node, str(self.with_stub), str(self.handout_stub), str(GATEWAY_PORT), "--", *argv]
+        return self.box.run(argv, copy, env=env, limits=TEST_LIMITS)
+
+    @cached
+    def with_stub(self) -> Path:
+        """The script that runs a suite beside the handout's stub, where the sandbox user can read it."""
+        return self.box.kit_file(WITH_STUB, takehome_data(DRIVER_FOLDER).joinpath(WITH_STUB).read_bytes())
+
+    @cached
+    def handout_stub(self) -> Path:
+        """The handout's gateway stub, byte for byte, where the sandbox user can read it."""
+        stub = takehome_data(DRIVER_FOLDER).joinpath(*HANDOUT_STUB).read_bytes()
+        return self.box.kit_file("handout-gateway.mjs", stub)
 
 
 def shrinking_waits(runs: Sequence[ScenarioRun]) -> bool:
