@@ -1,0 +1,149 @@
+"""The package managers candidates set their projects up with, as the real tools: one table of pinned
+versions, each provisioned from the configured registries into the kit's cache on first use and kept
+there (never from a submission). A version a project pins (`packageManager`, a tool's own pin) is
+provisioned instead when it is a plain version the registry has.
+
+uv is the kit's own (a dependency of the kit) and npm the grading machine's (it comes with Node); the
+others come from PyPI (into a virtual environment of their own, made by uv) or the npm registry (with
+npm, lifecycle scripts off).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from gradelib.environment.capped import Capped, run_capped
+from gradelib.environment.nodeinstall import npm_binary, registry
+from gradelib.environment.settings import InstallSettings
+from gradelib.environment.uvtool import index_options, reason, uv_binary, uv_environment
+from gradelib.errors import InstallError
+
+FOLDER = "tools"
+VERSION = re.compile(r"^[0-9]+(\.[0-9A-Za-z]+){0,3}([-+.][0-9A-Za-z.]+)?$")  # a release, never a URL or a range
+MAX_VERSION_CHARS = 40
+TOOL_BYTES = 512 * 1024 * 1024  # what one tool's folder may grow to while it is provisioned
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One package manager: its name, where it comes from, the version the kit pins, its commands."""
+
+    name: str
+    ecosystem: str  # "python": a virtual environment of its own, made by uv; "node": npm, scripts off
+    package: str
+    version: str
+    commands: tuple[str, ...]
+
+
+# The one table of versions. Raising one is a change to the kit, tested like any other.
+TOOLS: Mapping[str, Tool] = {
+    tool.name: tool
+    for tool in (
+        Tool("poetry", "python", "poetry", "2.5.1", ("poetry",)),
+        Tool("pdm", "python", "pdm", "2.29.4", ("pdm",)),
+        Tool("hatch", "python", "hatch", "1.18.2", ("hatch",)),
+        Tool("pipenv", "python", "pipenv", "2026.10.3", ("pipenv",)),
+        Tool("yarn", "node", "yarn", "1.22.22", ("yarn", "yarnpkg")),
+        Tool("yarn-berry", "node", "@yarnpkg/cli-dist", "4.18.1", ("yarn", "yarnpkg")),
+        Tool("pnpm", "node", "pnpm", "10.34.8", ("pnpm", "pnpx")),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Provisioned:
+    """A tool ready to run: its version and the folder its commands are in (for PATH)."""
+
+    tool: Tool
+    version: str
+    bin_dir: Path
+
+    def command(self, name: str | None = None) -> Path:
+        """The path of one of its commands (its first by default)."""
+        return self.bin_dir / (name or self.tool.commands[0])
+
+
+def tool_folder(settings: InstallSettings, tool: Tool, version: str) -> Path:
+    """Where a tool's version is kept in the kit's cache."""
+    return settings.cache_dir / FOLDER / f"{tool.name}-{version}"
+
+
+def provision(name: str, settings: InstallSettings, version: str | None = None) -> Provisioned:
+    """The tool, from the cache or provisioned into it now; InstallError (with the installer's own last
+    lines) when it cannot be: an unknown tool, a version that is not a plain release, a registry that
+    does not have it, or offline with nothing cached."""
+    tool = TOOLS.get(name)
+    if tool is None:
+        raise InstallError("tools", f"the kit has no tool named {name!r}; it knows {', '.join(sorted(TOOLS))}")
+    wanted = version or tool.version
+    if len(wanted) > MAX_VERSION_CHARS or not VERSION.match(wanted):
+        raise InstallError("tools", f"{name} {wanted[:MAX_VERSION_CHARS]!r} is not a release version")
+    folder = tool_folder(settings, tool, wanted)
+    found = _ready(tool, wanted, folder)
+    if found is not None:
+        return found
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        _install(tool, wanted, work, settings)
+        if _ready(tool, wanted, work) is None:
+            raise InstallError("tools", f"{name} {wanted} installed, but without its command {tool.commands[0]}")
+        try:
+            work.rename(folder)  # whole or not at all; another process may have been first
+        except OSError:
+            if _ready(tool, wanted, folder) is None:
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    found = _ready(tool, wanted, folder)
+    if found is None:
+        raise InstallError("tools", f"{name} {wanted} could not be kept in {folder.parent}")
+    return found
+
+
+def _bin_dir(tool: Tool, folder: Path) -> Path:
+    return folder / ("bin" if tool.ecosystem == "python" else "node_modules/.bin")
+
+
+def _ready(tool: Tool, version: str, folder: Path) -> Provisioned | None:
+    """The provisioned tool in `folder`, or None when it is not (or not whole) there."""
+    bin_dir = _bin_dir(tool, folder)
+    if all(os.access(bin_dir / command, os.X_OK) for command in tool.commands[:1]):
+        return Provisioned(tool, version, bin_dir)
+    return None
+
+
+def _run(argv: list[str], env: Mapping[str, str], work: Path, settings: InstallSettings) -> Capped:
+    return run_capped(argv, cwd=work, env=env, watch=work, max_seconds=settings.max_seconds, max_bytes=TOOL_BYTES)
+
+
+def _install(tool: Tool, version: str, work: Path, settings: InstallSettings) -> None:
+    if tool.ecosystem == "python":  # relocatable: made in a temporary folder, then renamed into place whole
+        uv, env = uv_binary(), uv_environment()
+        made = _run(
+            [uv, "venv", "--quiet", "--relocatable", "--python", settings.python, str(work)], env, work, settings
+        )
+        if made.code == 0:
+            spec = f"{tool.package}=={version}"
+            python = str(work / "bin" / "python")
+            argv = [uv, "pip", "install", "--quiet", "--python", python, *index_options(settings), spec]
+            made = _run(argv, env, work, settings)
+        if made.code != 0:
+            raise InstallError("tools", f"{tool.name} {version}: {reason(made.output, offline=settings.offline)}")
+        return
+    argv = [
+        npm_binary(), "install", "--prefix", str(work), "--ignore-scripts", "--no-audit", "--no-fund",
+        "--no-update-notifier", "--loglevel=error", "--registry", registry(settings),
+        "--offline" if settings.offline else "--prefer-offline", f"{tool.package}@{version}",
+    ]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}
+    done = _run(argv, {**env, "npm_config_ignore_scripts": "true"}, work, settings)
+    if done.code != 0:
+        last = [line for line in done.output.strip().splitlines() if line.strip()][-3:]
+        raise InstallError("tools", f"{tool.name} {version}: {' '.join(last)[:600] or 'npm failed'}")

@@ -1,0 +1,43 @@
+"""The table of real tools the kit sets submissions up with: what it refuses before reaching a registry."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from gradelib.environment import InstallSettings
+from gradelib.environment.tools import TOOLS, VERSION, provision, tool_folder
+from gradelib.errors import InstallError
+
+
+def test_every_tool_is_pinned_to_a_release_and_names_its_commands() -> None:
+    assert {"poetry", "pdm", "hatch", "pipenv", "yarn", "yarn-berry", "pnpm"} <= set(TOOLS)
+    for tool in TOOLS.values():
+        assert VERSION.match(tool.version), tool
+        assert tool.commands and tool.ecosystem in ("python", "node"), tool
+
+
+BAD_VERSIONS = ["^9.0.0", ">=1", "latest", "https://evil.example/pnpm.tgz", "1.0 ; rm -rf /", "9" * 50]
+
+
+@pytest.mark.parametrize("version", BAD_VERSIONS)
+def test_a_pinned_version_that_is_not_a_plain_release_is_refused(tmp_path: Path, version: str) -> None:
+    with pytest.raises(InstallError, match="is not a release version"):
+        provision("pnpm", InstallSettings(cache_dir=tmp_path, offline=True), version)
+
+
+def test_an_unknown_tool_is_refused_with_the_known_ones(tmp_path: Path) -> None:
+    with pytest.raises(InstallError, match="no tool named 'bun'.*hatch"):
+        provision("bun", InstallSettings(cache_dir=tmp_path, offline=True))
+
+
+def test_a_tool_already_in_the_cache_is_used_as_it_is(tmp_path: Path) -> None:
+    settings = InstallSettings(cache_dir=tmp_path, offline=True)
+    folder = tool_folder(settings, TOOLS["hatch"], TOOLS["hatch"].version)
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "hatch").write_text("#!/bin/sh\n")
+    os.chmod(folder / "bin" / "hatch", 0o700)
+    found = provision("hatch", settings)
+    assert found.command() == folder / "bin" / "hatch" and found.version == TOOLS["hatch"].version
