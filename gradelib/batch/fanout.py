@@ -22,6 +22,7 @@ from gradelib import __version__, similarity
 from gradelib.batch import staging
 from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
+from gradelib.batch.reportname import report_stem
 from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
 from gradelib.environment.capped import size_text
 from gradelib.environment.settings import InstallSettings
@@ -71,7 +72,7 @@ def _parcel(
     """What a worker gets for one submission: its bytes, a gradebook excerpt, the driver's settings, its deadline."""
     if staged.path is None:
         raise ValueError(f"{staged.name} was not staged")
-    stem = staging.slug(label)
+    stem = report_stem(label)
     shown = {  # the parameters the saved notebook shows: the driver's paths, where a reviewer re-runs it
         "submission": str(staged.path),
         "name": label,
@@ -361,7 +362,7 @@ def _similar_views(book: Gradebook, takehome: str, reveal: bool) -> None:
     """Store each graded submission's "similar submissions" view, for its report (and its worker's excerpt)."""
     similarity.refresh(book, takehome, handout_base(takehome))  # sources an earlier kit fingerprinted otherwise
     reports = {
-        row.name: f"{staging.slug(row.name if reveal else row.blind_label)}.html" for row in book.submissions(takehome)
+        row.name: f"{report_stem(row.name if reveal else row.blind_label)}.html" for row in book.submissions(takehome)
     }
     book.put_similar_views(takehome, similarity.report_views(book, takehome, reports, reveal=reveal))
 

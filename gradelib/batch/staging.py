@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,15 +24,6 @@ class Staged:
     digest: str
     path: Path | None  # the unpacked copy the notebook reads; None when unreadable
     error: str | None = None
-
-
-def slug(text: str) -> str:
-    """A file-name-safe form of a display name: "Submission #3" -> "submission-03"."""
-    match = re.fullmatch(r"Submission #(\d+)", text)
-    if match:
-        return f"submission-{int(match.group(1)):02d}"
-    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")
-    return cleaned[:80] or "submission"
 
 
 def _file_digest(path: Path) -> str:

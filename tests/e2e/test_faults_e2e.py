@@ -8,6 +8,7 @@ that hangs fails the test instead of hanging it.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -224,3 +225,22 @@ def test_kernels_that_cannot_be_forked_start_fresh_and_the_batch_says_so_once(tm
     assert {status for status, _ in runs.values()} == {"graded"}, runs
     logs = "".join(p.read_text() for p in (tmp_path / "reports" / "tiny" / ".logs").glob("*.log"))
     assert "kernels start fresh" in logs
+
+
+def test_names_that_fold_to_one_file_name_each_keep_their_own_report(tmp_path: Path) -> None:
+    """Revealed names that differ only in what a file name drops, or only in case, never share a report."""
+    answers = {"李雷": "41", "-韩梅梅": "42", "José Núñez": "40", "josé núñez": "42"}
+    cohort = _cohort(tmp_path / "cohort", answers)
+    reports = tmp_path / "reports"
+    done = _grade(cohort, "--reports", reports, "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    notebooks = sorted(reports.glob("tiny/*.ipynb"))
+    assert len(notebooks) == len(answers) and len({p.stem.casefold() for p in notebooks}) == len(answers)
+    assert "李雷" in {p.stem for p in notebooks}, "a name a file system can hold is kept as it is"
+    said = {}
+    for notebook in notebooks:
+        assert notebook.with_suffix(".html").is_file()
+        result = json.loads(notebook.with_suffix(".json").read_text(encoding="utf-8"))
+        said[result["submission"]] = result["lines"][0]["message"]
+    for name, answer in answers.items():  # each report is its own submission's
+        assert said[name] == ("printed 42" if answer == "42" else f"printed '{answer}', not 42"), said
