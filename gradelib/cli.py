@@ -134,6 +134,9 @@ def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     merge = sub.add_parser("import", help="merge a score file from `gradelib export` (no duplicates)")
     merge.add_argument("source", type=Path, help="a .json or .csv file written by `gradelib export`")
     merge.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    restore = sub.add_parser("restore", help="put a gradebook backup back (a damaged gradebook's error names one)")
+    restore.add_argument("backup", type=Path, help="a backup from the gradebook's .gradebook-backups/ folder")
+    restore.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     tables = sub.add_parser("tables", help="take every report's score table again from the gradebook")
     tables.add_argument("--reports", type=Path, default=Path("reports"))
     tables.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
@@ -366,6 +369,15 @@ def _import(args: argparse.Namespace) -> int:
     return 0
 
 
+def _restore(args: argparse.Namespace) -> int:
+    from gradelib.gradebook import backup
+
+    done = backup.restore(args.backup, args.gradebook)
+    kept = f"; the file it replaced is kept as {done.kept_damaged}" if done.kept_damaged else ""
+    print(f"restored {args.gradebook} from {done.backup}{kept}")
+    return 0
+
+
 def _tables(args: argparse.Namespace) -> int:
     book = _existing(args.gradebook or args.reports / DEFAULT_PATH.name)
     done = reportfiles.refresh_score_tables(book, args.reports, reveal=args.reveal, takehome=args.takehome)
@@ -479,6 +491,7 @@ _COMMANDS = {
     "deps": _deps,
     "export": _export,
     "import": _import,
+    "restore": _restore,
     "tables": _tables,
     "anchor": _anchor,
     "agenda": _agenda,

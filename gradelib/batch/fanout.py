@@ -259,6 +259,7 @@ def grade(
         _writable(paths_.reports)
         book = stack.enter_context(Gradebook(paths_.gradebook))
         book.probe_write()
+        book.backup()  # the reviewers' work as it was before this batch, kept beside the gradebook
         pending = _plan(book, found, paths_, _Options(takehome, force, reveal, grading_timeout), report)
         stack.enter_context(_terminate_as_interrupt())
         open_runs = {job.run_id: job for job in pending}

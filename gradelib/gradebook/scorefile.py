@@ -106,8 +106,9 @@ def export_scores(gradebook: Gradebook, path: Path, *, reviewer: str | None = No
 
 
 def import_file(gradebook: Gradebook, path: Path) -> ImportResult:
-    """Merge a score file (JSON or CSV) or a whole-gradebook JSON export into `gradebook`."""
+    """Merge a score file (JSON or CSV) or a whole-gradebook JSON export into `gradebook` (backed up first)."""
     path = Path(path)
+    gradebook.backup()
     if file_format(path) == "json":
         data = _read_json(path)
         if data.get("kind") != SCORES_KIND:

@@ -19,6 +19,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from gradelib.errors import CommentRequired, GradebookError, ScoreRejected
+from gradelib.gradebook import backup as copies
 from gradelib.gradebook import codeprints, meeting
 from gradelib.gradebook.codeprints import CodeSource, StoredFile
 from gradelib.gradebook.meeting import Decision, Resolution
@@ -334,14 +335,23 @@ class Gradebook:
                     return attempt()
                 except sqlite3.OperationalError as exc:
                     if not _is_locked(exc):
-                        raise GradebookError(str(self.path), str(exc)) from exc
+                        raise GradebookError(str(self.path), self._why(exc)) from exc
                     if tries == LOCK_ATTEMPTS:
                         raise GradebookError(str(self.path), f"still locked after {tries} attempts: {exc}") from exc
                 except sqlite3.DatabaseError as exc:
-                    raise GradebookError(str(self.path), str(exc)) from exc
+                    raise GradebookError(str(self.path), self._why(exc)) from exc
                 time.sleep(delay * random.uniform(0.5, 1.5))  # noqa: S311 - retry jitter
                 delay = min(delay * 2, RETRY_SLEEP_MAX_S)
         raise AssertionError("unreachable")
+
+    def _why(self, exc: sqlite3.Error) -> str:
+        """The error, and for a damaged file what to do about it (the newest good backup, the command)."""
+        return f"{exc}: {copies.advice(self.path)}" if copies.is_damage(exc) else str(exc)
+
+    def backup(self) -> Path:
+        """A checked copy of the gradebook as it is now, kept beside it with the last few (see `backup`)."""
+        with self._lock:
+            return copies.take(self._connection(), self.path)
 
     def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Run work in one write transaction, taken up front so two writers never deadlock on an upgrade."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -244,3 +245,35 @@ def test_names_that_fold_to_one_file_name_each_keep_their_own_report(tmp_path: P
         said[result["submission"]] = result["lines"][0]["message"]
     for name, answer in answers.items():  # each report is its own submission's
         assert said[name] == ("printed 42" if answer == "42" else f"printed '{answer}', not 42"), said
+
+
+def test_a_damaged_gradebook_is_restored_from_its_newest_good_backup_with_the_command_it_names(
+    tmp_path: Path,
+) -> None:
+    cohort = _cohort(tmp_path / "cohort", {"a": "42", "b": "41"})
+    reports = tmp_path / "reports"
+    book = reports / "gradebook.sqlite"
+    assert _grade(cohort, "--reports", reports).returncode == 0
+    with Gradebook(book) as gradebook:  # a reviewer's score, as the scoring panel saves it
+        gradebook.add_score("tiny", "b", "answer", "ana", "2", "partly right")
+    again = _grade(cohort, "--reports", reports)  # up to date: backed up all the same
+    assert again.returncode == 0, again.stderr
+    size = book.stat().st_size
+    with open(book, "r+b") as handle:  # a failing disk, from outside the kit
+        handle.seek(4096)
+        handle.write(os.urandom(size - 4096))
+    refused = subprocess.run(
+        [sys.executable, "-m", "gradelib", "export", str(tmp_path / "scores.csv"), "--gradebook", str(book)],
+        capture_output=True, text=True, timeout=BATCH_BOUND, check=False,
+    )  # fmt: skip
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    command = re.search(r"`(gradelib restore [^`]+)`", refused.stderr)
+    assert command, refused.stderr
+    restored = subprocess.run(
+        [sys.executable, "-m", *command.group(1).split()], capture_output=True, text=True, timeout=BATCH_BOUND,
+        check=False,
+    )  # fmt: skip
+    assert restored.returncode == 0, restored.stderr
+    with Gradebook(book) as gradebook:
+        assert [(s.submission, s.value, s.comment) for s in gradebook.scores()] == [("b", "2", "partly right")]
+    assert list(reports.glob("gradebook.sqlite.damaged-*")), "the damaged file is kept, not deleted"
