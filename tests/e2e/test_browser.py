@@ -398,6 +398,7 @@ def test_reviewer_scores_blind_without_rerunning_and_the_next_reviewer_opens_it_
     binary = chromium_or_skip()
     checkout = tmp_path / "checkout"
     reports = checkout / "reports"
+    reports.mkdir(parents=True)  # JupyterLab starts there while the batch grades into it
     book = reports / "gradebook.sqlite"
     title = default_rubric("payments").line(LINE).title
     save = f".widget-button:has-text('{SAVE_LABEL}')"

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.e2e
 
 UV = Path(sys.executable).with_name("uv")
 SYSTEM_PYTHON = "/usr/bin/python3"
+CHECKOUT_ONLY = (".git", ".venv", "reports", "build", "dist", "*.egg-info", "__pycache__", "*_cache", "node_modules")
 
 
 def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -25,7 +26,11 @@ def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def test_the_wheel_in_a_fresh_virtualenv_grades_and_summarises_from_another_folder(tmp_path: Path) -> None:
     python = SYSTEM_PYTHON if Path(SYSTEM_PYTHON).exists() else sys.executable
-    _run([str(UV), "build", "--wheel", "--out-dir", str(tmp_path / "dist"), str(ROOT)], tmp_path)
+    # Built from a copy: a build backend writes its build/ folder into the tree it builds, and tests write
+    # only to their own temporary folders.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(*CHECKOUT_ONLY))
+    _run([str(UV), "build", "--wheel", "--out-dir", str(tmp_path / "dist"), str(source)], tmp_path)
     wheel = next((tmp_path / "dist").glob("gradelib-*.whl"))
     venv = tmp_path / "fresh"
     _run([str(UV), "venv", "-q", "--python", python, str(venv)], tmp_path)
