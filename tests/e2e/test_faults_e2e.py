@@ -56,6 +56,20 @@ def _argv(*args: str | Path) -> list[str]:
     return [sys.executable, "-m", "gradelib", "grade", *map(str, args), "--reveal"]
 
 
+def _as_from_a_terminal(argv: list[str]) -> list[str]:
+    """`argv` (a `python -m gradelib` command) started as a terminal starts a command, Ctrl+C reaching it.
+
+    A suite run as a background job (`cmd &` in a script, some CI runners) has SIGINT ignored, and a child
+    inherits that: Python then leaves it ignored, as a backgrounded command should. The batch under test
+    must stand where a lead's does, in the foreground."""
+    assert argv[1:3] == ["-m", "gradelib"], argv
+    start = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "runpy.run_module('gradelib', run_name='__main__', alter_sys=True)"
+    )
+    return [argv[0], "-c", start, *argv[3:]]
+
+
 def _env(tmp: Path | None) -> dict[str, str]:
     """The batch's environment; with `tmp`, every temporary folder of it (and so of every process it starts:
     workers' fork servers, kernels, launchers, sandbox workspaces) is under `tmp`, which names them."""
@@ -179,7 +193,7 @@ def test_a_batch_stopped_midway_ends_everything_it_started_and_resumes(tmp_path:
     answers = {"a": "42", **{f"slow-{n}": "kit-fault: sleep 120" for n in range(3)}}
     cohort = _cohort(tmp_path / "cohort", answers)
     reports, tmp = tmp_path / "reports", tmp_path / "t"
-    argv = _argv(cohort, "--reports", reports, "--jobs", "2")
+    argv = _as_from_a_terminal(_argv(cohort, "--reports", reports, "--jobs", "2"))
     batch = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True, env=_env(tmp)
     )

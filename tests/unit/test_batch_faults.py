@@ -164,6 +164,8 @@ def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(monkey
 
     monkeypatch.setattr(fanout, "grade_parcel", _grades_for_two_minutes)
     monkeypatch.setattr(fanout, "STOP_SECONDS", 0.5)
+    # Ctrl+C as in a terminal, even when this suite runs as a background job (SIGINT ignored, inherited)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def interrupt_this_thread() -> None:
         time.sleep(8)  # the driver is waiting for its grading by then (its workers started)
@@ -178,4 +180,5 @@ def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(monkey
     finally:
         helper.join()
         fanout.end_warm_workers()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 60, "stopped on the signal, not after the grading"  # a hang bound
