@@ -48,21 +48,11 @@ def take(connection: sqlite3.Connection, gradebook: Path, keep: int = KEEP) -> P
     target = folder / f"{Path(gradebook).stem}-{stamp}.sqlite"
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
-        handle, partial = tempfile.mkstemp(prefix=".partial-", suffix=".sqlite", dir=folder)
-        os.close(handle)
-        try:
-            with contextlib.closing(sqlite3.connect(partial)) as copy:
-                connection.backup(copy)
-                copy.execute("PRAGMA journal_mode = DELETE").fetchone()  # one file, no journal beside it
-            problem = check(Path(partial))
-            if problem:
-                raise GradebookError(str(gradebook), f"its backup is not whole ({problem}): nothing replaced")
-            os.replace(partial, target)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(partial)
+        problem = _copy(connection, target)
     except (OSError, sqlite3.Error) as exc:
         raise GradebookError(str(gradebook), f"cannot back it up in {folder}: {exc}") from exc
+    if problem:
+        raise GradebookError(str(gradebook), f"its backup is not whole ({problem}): nothing replaced")
     for old in backups(gradebook)[keep:]:
         with contextlib.suppress(OSError):
             old.unlink()
@@ -117,21 +107,31 @@ def restore(backup: Path, gradebook: Path) -> Restored:
             for suffix in ("-wal", "-shm"):  # the damaged file's journal is not the backup's
                 with contextlib.suppress(FileNotFoundError):
                     os.replace(f"{gradebook}{suffix}", f"{kept}{suffix}")
-        handle, partial = tempfile.mkstemp(prefix=".restoring-", suffix=".sqlite", dir=gradebook.parent)
-        os.close(handle)
-        try:
-            with (
-                contextlib.closing(sqlite3.connect(f"file:{backup}?mode=ro", uri=True)) as source,
-                contextlib.closing(sqlite3.connect(partial)) as target,
-            ):
-                source.backup(target)
-            os.replace(partial, gradebook)
-        finally:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(partial)
+        with contextlib.closing(sqlite3.connect(f"file:{backup}?mode=ro", uri=True)) as source:
+            problem = _copy(source, gradebook)
     except (OSError, sqlite3.Error) as exc:
         raise GradebookError(str(gradebook), f"cannot restore {backup}: {exc}") from exc
+    if problem:
+        raise GradebookError(str(gradebook), f"the copy of {backup} was not whole ({problem}); the old file is {kept}")
     return Restored(backup, kept)
+
+
+def _copy(source: sqlite3.Connection, target: Path) -> str | None:
+    """Copy the open database into `target` whole (SQLite's backup API into a temporary file beside it,
+    checked, then renamed): None once it is there, or what is wrong with the copy (then nothing is)."""
+    handle, partial = tempfile.mkstemp(prefix=".partial-", suffix=".sqlite", dir=target.parent)
+    os.close(handle)
+    try:
+        with contextlib.closing(sqlite3.connect(partial)) as copy:
+            source.backup(copy)
+            copy.execute("PRAGMA journal_mode = DELETE").fetchone()  # one file, no journal beside it
+        problem = check(Path(partial))
+        if problem is None:
+            os.replace(partial, target)
+        return problem
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(partial)
 
 
 def _taken(path: Path) -> str:
