@@ -191,8 +191,8 @@ class RegistryProxy:
 def _read_head(client: socket.socket) -> bytes | None:
     """The request's head, up to its blank line; None when it does not come whole within the bounds.
 
-    Read a byte at a time past the first chunk would be slow; a CONNECT head is one short packet, and
-    a client that sends bytes after it (TLS before the 200) is refused as not waiting its turn."""
+    A client that sends bytes after the head (TLS before the proxy's 200) is refused: it did not wait
+    for the tunnel."""
     data = b""
     while b"\r\n\r\n" not in data:
         try:
