@@ -96,7 +96,11 @@ def _html(text: str, styles: dict[str, int]) -> str:
 
 
 def _timings_masked(lines: list[str]) -> list[str]:
-    """Numbers under an evidence key that holds time, and decimals in table cells, as `<n>`."""
+    """Numbers under an evidence key that holds time, and decimals in table cells, as `<n>`.
+
+    Under such a key, list items that read the same once masked are shown once: how many runs
+    measured a wait depends on the waits themselves (the kit repeats a run while they look short).
+    """
     out, timed = [], False
     for line in lines:
         if ANY_KEY.search(line):
@@ -104,7 +108,11 @@ def _timings_masked(lines: list[str]) -> list[str]:
             out.append(line)
             continue
         line = DECIMAL_CELL.sub("<td><n></td>", line)
-        out.append(NUMBER.sub("<n>", line) if timed else line)
+        if timed:
+            line = NUMBER.sub("<n>", line)
+            if line.startswith("<li>") and out and out[-1] == line:
+                continue
+        out.append(line)
     return out
 
 

@@ -12,11 +12,12 @@ from notebook_golden import notebook_text
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(range(40))).decode()
 
 
-def _notebook(path: Path, *, run: int, note: str = "replay: 20 tickets") -> Path:
+def _notebook(path: Path, *, run: int, note: str = "replay: 20 tickets", repeats: int = 1) -> Path:
     """An executed report whose volatile parts depend on `run`."""
     card = (
         f"<style>.gl-card{{margin:0}}</style><div class='gl-card'><b>Key scope</b> {note} in {run}.{run}2 s"
         f'<div class="gl-key">gaps between attempts (ms)</div><ul><li>{100 + run}</li></ul>'
+        f'<div class="gl-key">gaps per run (ms)</div><ul>{"<li>[1, 2]</li>" * repeats}</ul>'
         f'<div class="gl-key">similarity</div><span>0.771</span>'
         f"<table><tr><th>time</th></tr><tr><td>0.{run}03</td></tr></table>"
         f"<svg width='540' height='200'><circle r='{run}'/></svg>"
@@ -52,6 +53,12 @@ def test_two_runs_that_differ_only_in_what_varies_give_the_same_text(tmp_path: P
     assert "--- image/png <picture: <Figure size 750x335 with 1 Axes>>" in first and "--- widget" in first
     assert "--- image/svg+xml <picture: <svg width=720 height=180>>" in first
     assert "<style: block 1>" in first and "--- stdout\ngraded in <t>" in first
+
+
+def test_how_many_runs_measured_a_wait_does_not_change_the_text(tmp_path: Path) -> None:
+    three = notebook_text(_notebook(tmp_path / "a.ipynb", run=1, repeats=3))
+    six = notebook_text(_notebook(tmp_path / "b.ipynb", run=1, repeats=6))
+    assert three == six and three.count("<li>[<n>, <n>]</li>") == 1
 
 
 def test_a_change_a_reviewer_sees_changes_the_text(tmp_path: Path) -> None:
