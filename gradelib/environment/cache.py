@@ -36,6 +36,7 @@ class Manifest:
     seconds: float
     built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (sourcebuild.py)
     project: dict[str, Any] | None = None  # the submission's own project, built in the sandbox (projectbuild.py)
+    setup: dict[str, Any] | None = None  # the real tool that set it up: name, version, command, network
 
     def to_json(self) -> str:
         """As stored beside the environment."""
@@ -45,6 +46,8 @@ class Manifest:
             doc["built_from_source"] = list(self.built)
         if self.project is not None:
             doc["project"] = self.project
+        if self.setup is not None:
+            doc["setup"] = self.setup
         return json.dumps(doc, indent=1)
 
 
@@ -65,7 +68,8 @@ def read_manifest(folder: Path) -> Manifest | None:
         packages = tuple((str(n), str(v), bool(d)) for n, v, d in doc["packages"])
         built = tuple(dict(b) for b in doc.get("built_from_source", ()))
         project = dict(doc["project"]) if isinstance(doc.get("project"), dict) else None
-        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]), built, project)
+        setup = dict(doc["setup"]) if isinstance(doc.get("setup"), dict) else None
+        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]), built, project, setup)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import jslocks, pipenv, poetry
+from gradelib.environment import pipenv, poetry
 from gradelib.environment.declared import (
     MAX_LOCK_BYTES,
     Declared,
@@ -38,6 +38,7 @@ UV_LOCK = "uv.lock"
 SETUP_CFG = "setup.cfg"
 PACKAGE_JSON = "package.json"
 NODE_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")  # npm prefers the shrinkwrap
+TOOL_LOCKS = ("pnpm-lock.yaml", "yarn.lock")  # set up by pnpm or yarn themselves
 MAX_REQUIREMENTS = 500
 DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org/"
 # What the kit does not install, and where the same packages can be declared instead.
@@ -84,7 +85,8 @@ class NodeDeclaration:
     dev_dependencies: tuple[Declared, ...]
     lockfile: str | None = None  # file name of an npm lockfile
     lock_bytes: bytes | None = None
-    locked: jslocks.LockedVersions | None = None  # a yarn or pnpm lockfile's versions, installed by npm
+    setup_lockfile: str | None = None  # a yarn or pnpm lockfile: the project is set up by that tool
+    setup_lock: bytes | None = None
 
     @property
     def runtime_names(self) -> list[str]:
@@ -333,11 +335,21 @@ def _node(reader: Reader, registry: str) -> NodeDeclaration | None:
     if not runtime and not dev:
         return None
     lockfile, lock = _node_lock(reader, registry)
-    locked = None
+    setup_lockfile = setup_lock = None
     if lockfile is None and not any(reader.exists(name) for name in NODE_LOCKS):
-        declared = {d.name: d.spec for d in (*runtime, *dev)}
-        locked = jslocks.read(reader, registry, declared)
-    return NodeDeclaration(data, tuple(runtime), tuple(dev), lockfile, lock, locked)
+        setup_lockfile, setup_lock = _tool_lock(reader)
+    return NodeDeclaration(data, tuple(runtime), tuple(dev), lockfile, lock, setup_lockfile, setup_lock)
+
+
+def _tool_lock(reader: Reader) -> tuple[str | None, bytes | None]:
+    """A pnpm or yarn lockfile, for its own tool to set the project up from (the kit does not read it)."""
+    for name in TOOL_LOCKS:
+        data = reader.read(name, MAX_LOCK_BYTES)
+        if data is None:
+            continue
+        reader.locks.append(LockUse(name, True, "the project is set up by the tool that wrote it, lockfile frozen"))
+        return name, data
+    return None, None
 
 
 def _node_section(reader: Reader, data: bytes, doc: dict[str, Any], section: str) -> list[Declared]:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
-import shutil
-import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
+from gradelib.environment import nodesetup
 from gradelib.environment.cache import Manifest
 from gradelib.environment.capped import run_capped, size_text
-from gradelib.environment.declaration import DEFAULT_NPM_REGISTRY, NodeDeclaration
+from gradelib.environment.declaration import NodeDeclaration
+from gradelib.environment.npm import node_version, npm_binary, registry
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import NODE_MODULES
@@ -21,45 +21,8 @@ from gradelib.sandbox.mounts import NODE_MODULES
 FOLDER = "node"
 HIDDEN_LOCK = ".package-lock.json"
 NPM_ERROR = re.compile(r"^npm (error|ERR!) (?!A complete log|Log files|\s*$)(.*)", re.M)
-KEPT_FIELDS = ("name", "version", "dependencies", "devDependencies", "overrides")
-
-
-def npm_binary() -> str:
-    """npm on PATH, or InstallError."""
-    found = shutil.which("npm") or shutil.which("npm", path="/usr/local/bin:/usr/bin:/bin")
-    if found is None:
-        raise InstallError("node", "npm is not installed on the grading machine (apt-get install npm)")
-    return found
-
-
-@functools.cache
-def node_version() -> str:
-    """`v20.20.2`, or "" when node is missing."""
-    node = shutil.which("node") or shutil.which("node", path="/usr/local/bin:/usr/bin:/bin")
-    if node is None:
-        return ""
-    done = subprocess.run([node, "--version"], capture_output=True, text=True, check=False, timeout=30)
-    return done.stdout.strip()
-
-
-@functools.cache
-def configured_registry() -> str:
-    """The registry npm uses with the reviewer's configuration (default: the npm registry)."""
-    try:
-        done = subprocess.run(
-            [npm_binary(), "config", "get", "registry"], capture_output=True, text=True, check=False, timeout=30,
-            cwd="/",
-        )  # fmt: skip
-    except (InstallError, OSError, subprocess.TimeoutExpired):
-        return DEFAULT_NPM_REGISTRY
-    value = done.stdout.strip()
-    return value if value.startswith(("http://", "https://")) else DEFAULT_NPM_REGISTRY
-
-
-def registry(settings: InstallSettings) -> str:
-    """The registry the kit installs from: the reviewer's choice, with a trailing slash."""
-    chosen = settings.registry or configured_registry()
-    return chosen if chosen.endswith("/") else chosen + "/"
+KEPT_FIELDS = ("name", "version", "dependencies", "devDependencies", "overrides", "resolutions")
+PNPM_KEPT = ("overrides",)  # of package.json's `pnpm` settings: what pnpm's frozen lockfile is checked against
 
 
 def package_json(declaration: NodeDeclaration) -> dict[str, Any]:
@@ -68,30 +31,44 @@ def package_json(declaration: NodeDeclaration) -> dict[str, Any]:
     kept = {k: doc[k] for k in KEPT_FIELDS if k in doc}
     kept["dependencies"] = {d.name: d.spec for d in declaration.dependencies}
     kept["devDependencies"] = {d.name: d.spec for d in declaration.dev_dependencies}
-    if declaration.locked is not None:  # a yarn or pnpm lock: its versions, installed by npm
-        direct, overrides = declaration.locked.pins({**kept["dependencies"], **kept["devDependencies"]})
-        for section in ("dependencies", "devDependencies"):
-            kept[section] = {name: direct[name] for name in kept[section]}
-        theirs = kept.get("overrides")
-        overrides |= theirs if isinstance(theirs, dict) else {}
-        if overrides:
-            kept["overrides"] = overrides
+    pnpm = doc.get("pnpm")
+    if declaration.setup_lockfile and isinstance(pnpm, dict) and any(k in pnpm for k in PNPM_KEPT):
+        kept["pnpm"] = {k: pnpm[k] for k in PNPM_KEPT if k in pnpm}
     kept["private"] = True
     return kept
+
+
+def setup_of(declaration: NodeDeclaration) -> nodesetup.NodeSetup | None:
+    """Which tool sets the project up from its yarn or pnpm lockfile (None: npm, on the host)."""
+    if not declaration.setup_lockfile or declaration.setup_lock is None:
+        return None
+    doc = json.loads(declaration.package_json)
+    return nodesetup.choose(declaration.setup_lockfile, declaration.setup_lock, doc if isinstance(doc, dict) else {})
 
 
 def key_parts(declaration: NodeDeclaration, settings: InstallSettings) -> dict[str, object]:
     """What makes two Node environments the same."""
     return {
         "package": package_json(declaration),
-        "lock": (declaration.lock_bytes or b"").decode("utf-8", errors="replace"),
+        "lock": (declaration.lock_bytes or declaration.setup_lock or b"").decode("utf-8", errors="replace"),
+        "setup": [setup.tool, setup.version] if (setup := setup_of(declaration)) else None,
         "node": node_version(),
         "registry": registry(settings),
     }
 
 
 def build(folder: Path, declaration: NodeDeclaration, settings: InstallSettings, key: str) -> Manifest:
-    """Install `folder/node/node_modules` with npm (scripts off); raise InstallError."""
+    """Install `folder/node/node_modules` with npm (scripts off), or set it up with the yarn or pnpm its
+    lockfile names (in the sandbox); raise InstallError."""
+    setup = setup_of(declaration)
+    if setup is not None:
+        started = time.monotonic()
+        evidence, _ = nodesetup.run(
+            setup, folder, package_json(declaration), declaration.setup_lock or b"", registry(settings), settings
+        )
+        dev = frozenset(d.name for d in declaration.dev_dependencies)
+        packages = nodesetup.installed(folder / FOLDER / NODE_MODULES, dev)
+        return Manifest(key, "node", packages, round(time.monotonic() - started, 2), setup=evidence)
     work = folder / FOLDER
     work.mkdir()
     (work / "package.json").write_text(json.dumps(package_json(declaration), indent=2))

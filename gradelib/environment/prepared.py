@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import cache, nodeinstall, pyinstall, uvtool, wrappers
+from gradelib.environment import cache, nodeinstall, npm, pyinstall, tools, uvtool, wrappers
 from gradelib.environment.declaration import Declaration, read_declaration
 from gradelib.environment.declared import Declared
 from gradelib.environment.settings import InstallSettings
@@ -33,6 +33,15 @@ class Installed:
     seconds: float  # install time (0 on a cache hit)
     built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (the opt-in)
     project: dict[str, Any] | None = None  # the submission's own project, built in the sandbox
+    setup: dict[str, Any] | None = None  # the real tool that set it up (nodesetup), and what it reached
+    tool: Path | None = None  # that tool's folder in the kit's cache, for the runs' PATH
+
+    @property
+    def tool_bin(self) -> Path | None:
+        """The bin folder of the tool that set the environment up (on PATH in every run), or None."""
+        if self.tool is None or self.setup is None:
+            return None
+        return tools.bin_dir(tools.TOOLS[str(self.setup["tool"])], self.tool)
 
     @property
     def venv(self) -> Path:
@@ -46,13 +55,17 @@ class Installed:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (no paths: they differ between machines)."""
-        return {
-            "ecosystem": self.ecosystem,
-            "key": self.key,
-            "cache": "hit" if self.cache_hit else "miss",
-            "install_seconds": self.seconds,
-            "packages": [{"name": n, "version": v, "dev": d} for n, v, d in self.packages],
-        } | ({"built_from_source": [dict(b) for b in self.built]} if self.built else {})
+        return (
+            {
+                "ecosystem": self.ecosystem,
+                "key": self.key,
+                "cache": "hit" if self.cache_hit else "miss",
+                "install_seconds": self.seconds,
+                "packages": [{"name": n, "version": v, "dev": d} for n, v, d in self.packages],
+            }
+            | ({"built_from_source": [dict(b) for b in self.built]} if self.built else {})
+            | ({"setup": {k: v for k, v in self.setup.items() if k != "seconds"}} if self.setup else {})
+        )
 
     def editable_roots(self) -> list[str]:
         """The submission's folders (relative) whose code runs in place of the installed project's, if any."""
@@ -82,6 +95,7 @@ class Environment:
     def read_only_paths(self) -> list[str]:
         """Folders the sandbox mounts read-only at the same path."""
         found = [str(i.folder) for i in (self.python, self.node) if i is not None]
+        found += [str(i.tool) for i in (self.python, self.node) if i is not None and i.tool_bin]
         found += [str(self.wrappers)] if self.wrappers else []
         return found + ([str(self.shims)] if self.shims and not self.python else [])
 
@@ -91,6 +105,8 @@ class Environment:
         for installed in (self.python, self.node):
             if installed is not None:
                 found[str(installed.folder)] = f"<{installed.ecosystem}-env>"
+            if installed is not None and installed.tool_bin and installed.setup:
+                found[str(installed.tool)] = f"<{installed.setup['tool']}>"
         if self.shims:
             found[str(self.shims)] = "<shims>"
         if self.wrappers:
@@ -98,8 +114,10 @@ class Environment:
         return found
 
     def bin_dirs(self) -> list[str]:
-        """Folders first on the sandbox PATH: the run wrappers, then the virtualenv's bin (or the `python` shim)."""
-        found = [str(self.wrappers / wrappers.BIN)] if self.wrappers else []
+        """Folders first on the sandbox PATH: the tool that set the submission up, the run wrappers, then the
+        virtualenv's bin (or the `python` shim)."""
+        found = [str(i.tool_bin) for i in (self.python, self.node) if i is not None and i.tool_bin]
+        found += [str(self.wrappers / wrappers.BIN)] if self.wrappers else []
         if self.python:
             return [*found, str(self.python.venv / "bin")]
         return found + ([str(self.shims / SHIM_BIN)] if self.shims else [])
@@ -149,6 +167,8 @@ class Environment:
                 how = "cache hit" if installed.cache_hit else f"installed in {installed.seconds:.1f} s"
                 if installed.built:
                     how += f", {len(installed.built)} built from source in the sandbox"
+                if installed.setup:
+                    how = f"set up by {installed.setup.get('tool')} {installed.setup.get('version')}, {how}"
                 parts.append(f"{installed.ecosystem}: {len(installed.packages)} packages ({how})")
         if self.declaration.refused:
             parts.append(f"{len(self.declaration.refused)} declaration(s) refused")
@@ -167,17 +187,32 @@ def _obtain(
     folder = cache.env_folder(settings.cache_dir, key)
     manifest = cache.read_manifest(folder)
     if manifest is not None:
-        return Installed(ecosystem, folder, key, manifest.packages, True, 0.0, manifest.built, manifest.project)
+        return _installed(ecosystem, folder, manifest, settings, hit=True, seconds=0.0)
     with cache.locked(settings.cache_dir, key):
         manifest = cache.read_manifest(folder)  # another grading may have built it meanwhile
         if manifest is not None:
-            return Installed(ecosystem, folder, key, manifest.packages, True, 0.0, manifest.built, manifest.project)
+            return _installed(ecosystem, folder, manifest, settings, hit=True, seconds=0.0)
         folder = cache.fresh_folder(settings.cache_dir, key)
         started = time.monotonic()
         manifest = build(folder, key)
         cache.write_manifest(folder, manifest)
         seconds = round(time.monotonic() - started, 2)
-        return Installed(ecosystem, folder, key, manifest.packages, False, seconds, manifest.built, manifest.project)
+        return _installed(ecosystem, folder, manifest, settings, hit=False, seconds=seconds)
+
+
+def _installed(
+    ecosystem: str, folder: Path, manifest: cache.Manifest, settings: InstallSettings, *, hit: bool, seconds: float
+) -> Installed:
+    tool = None
+    setup = manifest.setup
+    if setup and setup.get("tool") in tools.TOOLS and isinstance(setup.get("version"), str):
+        # provisioned again if the tools folder was cleared since (the environment itself was kept)
+        tool = tools.tool_folder(settings, tools.TOOLS[setup["tool"]], setup["version"])
+        if not tool.is_dir():
+            tools.provision(str(setup["tool"]), settings, str(setup["version"]))
+    return Installed(
+        ecosystem, folder, manifest.key, manifest.packages, hit, seconds, manifest.built, manifest.project, setup, tool
+    )
 
 
 def _offline(exc: Exception, wanted: Sequence[Declared]) -> str:
@@ -208,7 +243,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     """Read what the submission declares and install it (or take it from the cache). Never raises."""
     settings = settings or InstallSettings.from_env()
     try:
-        registry = nodeinstall.registry(settings)
+        registry = npm.registry(settings)
     except InstallError:
         registry = settings.registry or ""
     declaration = read_declaration(root, registry=registry)
@@ -228,7 +263,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     if declaration.node is not None:
         nd = declaration.node
         try:
-            node_version = nodeinstall.node_version() or None
+            node_version = npm.node_version() or None
             node = _obtain(
                 "node", nodeinstall.key_parts(nd, settings), settings,
                 lambda folder, key: nodeinstall.build(folder, nd, settings, key),

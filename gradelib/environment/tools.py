@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradelib.environment import npm
 from gradelib.environment.capped import Capped, run_capped
-from gradelib.environment.nodeinstall import npm_binary, registry
 from gradelib.environment.settings import InstallSettings
 from gradelib.environment.uvtool import index_options, reason, uv_binary, uv_environment
 from gradelib.errors import InstallError
@@ -107,15 +107,16 @@ def provision(name: str, settings: InstallSettings, version: str | None = None) 
     return found
 
 
-def _bin_dir(tool: Tool, folder: Path) -> Path:
+def bin_dir(tool: Tool, folder: Path) -> Path:
+    """The folder a provisioned tool's commands are in, inside its folder."""
     return folder / ("bin" if tool.ecosystem == "python" else "node_modules/.bin")
 
 
 def _ready(tool: Tool, version: str, folder: Path) -> Provisioned | None:
     """The provisioned tool in `folder`, or None when it is not (or not whole) there."""
-    bin_dir = _bin_dir(tool, folder)
-    if all(os.access(bin_dir / command, os.X_OK) for command in tool.commands[:1]):
-        return Provisioned(tool, version, bin_dir)
+    folder_bin = bin_dir(tool, folder)
+    if all(os.access(folder_bin / command, os.X_OK) for command in tool.commands[:1]):
+        return Provisioned(tool, version, folder_bin)
     return None
 
 
@@ -138,8 +139,8 @@ def _install(tool: Tool, version: str, work: Path, settings: InstallSettings) ->
             raise InstallError("tools", f"{tool.name} {version}: {reason(made.output, offline=settings.offline)}")
         return
     argv = [
-        npm_binary(), "install", "--prefix", str(work), "--ignore-scripts", "--no-audit", "--no-fund",
-        "--no-update-notifier", "--loglevel=error", "--registry", registry(settings),
+        npm.npm_binary(), "install", "--prefix", str(work), "--ignore-scripts", "--no-audit", "--no-fund",
+        "--no-update-notifier", "--loglevel=error", "--registry", npm.registry(settings),
         "--offline" if settings.offline else "--prefer-offline", f"{tool.package}@{version}",
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}

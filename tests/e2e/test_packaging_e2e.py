@@ -75,7 +75,15 @@ def test_a_correct_replay_packaged_another_way_passes_every_line(graded: GradedC
     if project:
         assert project["wheel"] and project["backend"] and project["why"]
     assert _honoured(environment) == ([expected["lockfile"]] if "lockfile" in expected else [])
-    assert sorted({use["wrapper"] for use in environment["wrappers"]}) == expected["wrappers"]
+    assert sorted({use["wrapper"] for use in environment["wrappers"]}) == expected.get("wrappers", [])
+    assert _set_up_by(environment) == expected.get("setup")
+
+
+def _set_up_by(environment: dict[str, Any]) -> str | None:
+    """`pnpm 9.15.9`: the real tool that set the submission up, when it was not the kit's own installers."""
+    found = [f"{i['setup']['tool']} {i['setup']['version']}" for i in environment["installed"] if i.get("setup")]
+    assert len(found) <= 1, found
+    return found[0] if found else None
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED["payments"]))
@@ -87,6 +95,8 @@ def test_payments_suites_are_read_with_their_own_runner(graded: GradedCohort, na
     assert found_defect["evidence"]["tests"]["runner"] == expected.pop("runner")
     if lockfile := expected.pop("lockfile", None):
         assert _honoured(_environment(graded, "payments", name)) == [lockfile]
+    if setup := expected.pop("setup", None):
+        assert _set_up_by(_environment(graded, "payments", name)) == setup
     tests = found_defect["evidence"]["tests"]
     stub = expected.pop("handout_stub", False)  # run again beside the handout's stub, and only then
     assert (tests["handout_stub"] is not None) == stub and tests["own"]["with_handout_stub"] == stub

