@@ -35,6 +35,8 @@ BERRY_MARK = re.compile(rb"^__metadata:", re.M)
 PACKAGE_MANAGER = re.compile(r"^(yarn|pnpm)@(\d+)(\.[0-9A-Za-z.-]+)?(\+.*)?$")
 SETUP_MEMORY_BYTES = 3 * 1024**3
 ERROR_LINES = 6
+TRUST_VARIABLES = ("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR")
+SYSTEM_TRUST = ("/etc/", "/usr/")
 STORE = ".kit-store"  # the tool's download cache, inside the setup's copy (dropped with it)
 
 
@@ -167,7 +169,8 @@ def _in_sandbox(
     with box:
         copy = box.copy("setup")
         argv = setup.argv(registry)
-        result = box.run(argv, copy, env=setup.env(registry), limits=limits, services=[proxy.service()])
+        env = trust_settings() | setup.env(registry)
+        result = box.run(argv, copy, env=env, limits=limits, services=[proxy.service()])
         network = proxy.evidence()
         if result.timed_out:
             raise InstallError("node", f"{' '.join(argv[:2])} took longer than {settings.max_seconds:.0f} s: stopped")
@@ -180,6 +183,16 @@ def _in_sandbox(
         shutil.move(str(modules), str(kept / NODE_MODULES))
     evidence = setup.to_dict(registry) | {"seconds": round(time.monotonic() - started, 2), "network": network}
     return evidence, kept / NODE_MODULES
+
+
+def trust_settings(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The grading machine's certificate authorities, as its own variables name them (a machine behind a
+    TLS-inspecting proxy trusts its CA this way), when they are system files the sandbox sees too."""
+    return {
+        name: value
+        for name in TRUST_VARIABLES
+        if (value := environ.get(name, "")) and value.startswith(SYSTEM_TRUST) and ".." not in value
+    }
 
 
 def _said(setup: NodeSetup, output: str) -> str:

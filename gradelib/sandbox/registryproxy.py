@@ -15,6 +15,7 @@ import ipaddress
 import selectors
 import socket
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -27,6 +28,8 @@ HEAD_SECONDS = 30.0
 CONNECT_SECONDS = 30.0
 IDLE_SECONDS = 300.0  # a tunnel that carries nothing this long is closed
 MAX_TUNNELS = 64
+LOOKUP_TRIES = 4
+LOOKUP_WAIT_SECONDS = 0.5
 MAX_REFUSALS = 200  # listed in the evidence; more are counted
 PYPI = "https://pypi.org/simple"
 PYPI_FILES = "files.pythonhosted.org"
@@ -66,6 +69,7 @@ class RegistryProxy:
         self._more_refused = 0
         self._reached: dict[str, int] = {}
         self._tunnels = threading.BoundedSemaphore(MAX_TUNNELS)
+        self._addresses: dict[tuple[str, int], list[str]] = {}
 
     @property
     def refused(self) -> tuple[Refusal, ...]:
@@ -175,7 +179,7 @@ class RegistryProxy:
             return
         try:
             try:
-                upstream = socket.create_connection((host.strip("[]"), int(port_text)), timeout=CONNECT_SECONDS)
+                upstream = self._connect(host.strip("[]").lower(), int(port_text))
             except OSError as exc:
                 self._refuse(client, "502 Bad Gateway", target, f"unreachable: {exc.strerror or exc}")
                 return
@@ -186,6 +190,32 @@ class RegistryProxy:
                 _relay(client, upstream)
         finally:
             self._tunnels.release()
+
+    def _connect(self, host: str, port: int) -> socket.socket:
+        """A connection to an allowed registry. Its addresses are looked up once per proxy (a setup opens
+        dozens of tunnels at once, and a resolver that answers "try again" to a burst fails them all), and
+        a lookup that fails for now is tried again."""
+        with self._lock:
+            addresses = self._addresses.get((host, port))
+        if addresses is None:
+            for attempt in range(LOOKUP_TRIES):
+                try:
+                    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+                    break
+                except socket.gaierror as exc:
+                    if exc.errno != socket.EAI_AGAIN or attempt == LOOKUP_TRIES - 1:
+                        raise
+                    time.sleep(LOOKUP_WAIT_SECONDS * (attempt + 1))
+            addresses = [str(info[4][0]) for info in found]
+            with self._lock:
+                self._addresses[(host, port)] = addresses
+        last: OSError | None = None
+        for address in addresses:
+            try:
+                return socket.create_connection((address, port), timeout=CONNECT_SECONDS)
+            except OSError as exc:
+                last = exc
+        raise last or OSError(f"no address for {host}")
 
 
 def _read_head(client: socket.socket) -> bytes | None:

@@ -108,6 +108,29 @@ def test_a_tunnel_to_an_allowed_host_carries_bytes_and_the_rest_is_refused_and_l
     ]
 
 
+def test_a_registry_name_is_looked_up_once_and_again_when_the_resolver_says_try_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = socket.getaddrinfo
+    asked: list[str] = []
+
+    def flaky(host: str, *args: object, **kwargs: object) -> object:
+        asked.append(host)
+        if host == "registry.test" and asked.count(host) == 1:
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return real("127.0.0.1" if host == "registry.test" else host, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket, "getaddrinfo", flaky)
+    with _echo_server() as port:
+        proxy = RegistryProxy([f"registry.test:{port}"])
+        with _proxy(proxy) as proxy_port:
+            for _ in range(3):
+                status, echoed = _ask(proxy_port, f"CONNECT registry.test:{port} HTTP/1.1\r\n\r\n".encode(), b"x")
+                assert (status, echoed) == (b"HTTP/1.1 200 Connection Established", b"X")
+    assert asked.count("registry.test") == 2, "one failed lookup, one that answered, then the answer kept"
+    assert proxy.evidence()["refused"] == []
+
+
 @pytest.mark.parametrize("direct", [False, True])
 def test_a_sandboxed_setup_reaches_a_registry_only_through_the_proxy(tmp_path: Path, direct: bool) -> None:
     """The sandbox's network namespace has no way out but the proxy the kit serves into it."""
