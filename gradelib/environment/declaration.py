@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import pipenv, poetry
+from gradelib.environment import pipenv, poetry, pysetup
 from gradelib.environment.declared import (
     MAX_LOCK_BYTES,
     Declared,
@@ -30,6 +30,7 @@ from gradelib.environment.declared import (
     line_of,
     pep508,
 )
+from gradelib.environment.npm import DEFAULT_NPM_REGISTRY
 from gradelib.environment.project import Project, detect
 
 REQUIREMENTS_TXT = "requirements.txt"
@@ -40,7 +41,6 @@ PACKAGE_JSON = "package.json"
 NODE_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")  # npm prefers the shrinkwrap
 TOOL_LOCKS = ("pnpm-lock.yaml", "yarn.lock")  # set up by pnpm or yarn themselves
 MAX_REQUIREMENTS = 500
-DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org/"
 # What the kit does not install, and where the same packages can be declared instead.
 UNSUPPORTED = {
     "bun.lockb": "bun lockfiles are not read: the packages are resolved from package.json",
@@ -74,6 +74,7 @@ class PythonDeclaration:
     requirements: tuple[Declared, ...]
     pins: tuple[str, ...] = ()  # `name==version` from uv.lock, poetry.lock, Pipfile.lock, as constraints
     project: Project | None = None  # the submission itself, when it must be installed to run
+    setup: pysetup.PythonSetup | None = None  # the tool its files name sets it up (Hatch), not the kit's uv
 
 
 @dataclass(frozen=True)
@@ -149,13 +150,14 @@ def _python(reader: Reader) -> PythonDeclaration | None:
         found += project_deps + poetry.dependencies(reader, doc, data, has_project=bool(project_deps))
     found += pipenv.dependencies(reader) + _setup_cfg(reader)
     project = detect(reader, doc)
-    if not found and project is None:
+    setup = pysetup.detect(reader, doc)
+    if not found and project is None and setup is None:
         return None
     if len(found) > MAX_REQUIREMENTS:
         reader.refuse(REQUIREMENTS_TXT, None, f"{len(found)} requirements", f"more than {MAX_REQUIREMENTS}")
         return None
     pins = [*_uv_lock_pins(reader), *poetry.lock_pins(reader), *pipenv.lock_pins(reader), *constraints]
-    return PythonDeclaration(tuple(found), tuple(sorted(set(pins))), project)
+    return PythonDeclaration(tuple(found), tuple(sorted(set(pins))), project, setup)
 
 
 def _setup_cfg(reader: Reader) -> list[Declared]:

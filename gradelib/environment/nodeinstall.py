@@ -63,7 +63,7 @@ def build(folder: Path, declaration: NodeDeclaration, settings: InstallSettings,
     setup = setup_of(declaration)
     if setup is not None:
         started = time.monotonic()
-        evidence, _ = nodesetup.run(
+        evidence = nodesetup.run(
             setup, folder, package_json(declaration), declaration.setup_lock or b"", registry(settings), settings
         )
         dev = frozenset(d.name for d in declaration.dev_dependencies)

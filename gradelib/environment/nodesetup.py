@@ -14,29 +14,22 @@ import os
 import re
 import shutil
 import tempfile
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import cache, tools
+from gradelib.environment import tools, toolsetup
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
-from gradelib.sandbox import Limits, Sandbox
-from gradelib.sandbox.mounts import NODE_MODULES, Mounts
+from gradelib.sandbox.mounts import NODE_MODULES
 from gradelib.sandbox.registryproxy import PORT as PROXY_PORT
-from gradelib.sandbox.registryproxy import RegistryProxy, registry_hosts
 
 YARN_LOCK = "yarn.lock"
 PNPM_LOCK = "pnpm-lock.yaml"
 LOCKS = (PNPM_LOCK, YARN_LOCK)
 BERRY_MARK = re.compile(rb"^__metadata:", re.M)
 PACKAGE_MANAGER = re.compile(r"^(yarn|pnpm)@(\d+)(\.[0-9A-Za-z.-]+)?(\+.*)?$")
-SETUP_MEMORY_BYTES = 3 * 1024**3
-ERROR_LINES = 6
-TRUST_VARIABLES = ("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR")
-SYSTEM_TRUST = ("/etc/", "/usr/")
 STORE = ".kit-store"  # the tool's download cache, inside the setup's copy (dropped with it)
 
 
@@ -124,87 +117,38 @@ def run(
     lock: bytes,
     registry: str,
     settings: InstallSettings,
-) -> tuple[dict[str, Any], Path]:
+) -> dict[str, Any]:
     """Set the project up in the sandbox and move its node_modules to `folder/node/node_modules`.
 
-    Returns the setup's evidence (tool, version, command, registries reached, refusals) and the
-    provisioned tool's bin folder (for the runs' PATH). Raises InstallError with the tool's last lines.
+    Returns the setup's evidence (tool, version, command, registries reached, refusals); raises
+    InstallError with the tool's last lines.
     """
     if settings.offline:
         raise InstallError("node", f"offline: {setup.lockfile} is set up by {setup.tool}, which needs the registry")
     setup, provisioned, note = provision(setup, settings)
+    target = folder / "node"
+    target.mkdir(exist_ok=True)
+    text = json.dumps(package_json, indent=2) + "\n"
+    (target / "package.json").write_text(text, encoding="utf-8")
     source = Path(tempfile.mkdtemp(prefix=".setup-", dir=folder))
-    try:
-        (source / "package.json").write_text(json.dumps(package_json, indent=2) + "\n", encoding="utf-8")
-        (source / setup.lockfile).write_bytes(lock)
-        evidence, modules = _in_sandbox(setup, provisioned, source, registry, settings)
-        target = folder / "node"
-        target.mkdir(exist_ok=True)
-        (target / "package.json").write_text(json.dumps(package_json, indent=2) + "\n", encoding="utf-8")
-        shutil.move(str(modules), str(target / NODE_MODULES))
-    finally:
-        shutil.rmtree(source, ignore_errors=True)
-    if note:
-        evidence["note"] = note
-    return evidence, provisioned.bin_dir
 
-
-def _in_sandbox(
-    setup: NodeSetup, provisioned: tools.Provisioned, source: Path, registry: str, settings: InstallSettings
-) -> tuple[dict[str, Any], Path]:
-    tool_root = tools.tool_folder(settings, provisioned.tool, provisioned.version)
-    mounts = Mounts(
-        read_only=(str(tool_root),),
-        placeholders=((str(tool_root), f"<{setup.tool}>"),),
-        bin_dirs=(str(provisioned.bin_dir),),
-    )
-    limits = Limits(
-        wall_seconds=settings.max_seconds, cpu_seconds=int(settings.max_seconds) + 1,
-        memory_bytes=SETUP_MEMORY_BYTES, file_bytes=256 * 1024**2, processes=512, open_files=4096,
-    )  # fmt: skip
-    proxy = RegistryProxy(registry_hosts(settings.index_url, registry))
-    started = time.monotonic()
-    cache.readable(tool_root)
-    box = Sandbox(source, mounts=mounts, link_venv=False, disk_bytes=settings.max_bytes)
-    with box:
-        copy = box.copy("setup")
-        argv = setup.argv(registry)
-        env = trust_settings() | setup.env(registry)
-        result = box.run(argv, copy, env=env, limits=limits, services=[proxy.service()])
-        network = proxy.evidence()
-        if result.timed_out:
-            raise InstallError("node", f"{' '.join(argv[:2])} took longer than {settings.max_seconds:.0f} s: stopped")
-        if not result.ok:
-            raise InstallError("node", f"{_said(setup, result.stdout + chr(10) + result.stderr)}{_refusals(network)}")
+    def collect(copy: Path, _: Path | None) -> None:
         modules = copy / NODE_MODULES
         if not modules.is_dir() or modules.is_symlink():
-            raise InstallError("node", f"{' '.join(argv[:2])} succeeded but made no node_modules")
-        kept = Path(tempfile.mkdtemp(prefix=".modules-", dir=source))
-        shutil.move(str(modules), str(kept / NODE_MODULES))
-    evidence = setup.to_dict(registry) | {"seconds": round(time.monotonic() - started, 2), "network": network}
-    return evidence, kept / NODE_MODULES
+            raise InstallError("node", f"{setup.tool} {setup.version} succeeded but made no node_modules")
+        shutil.move(str(modules), str(target / NODE_MODULES))
 
-
-def trust_settings(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
-    """The grading machine's certificate authorities, as its own variables name them (a machine behind a
-    TLS-inspecting proxy trusts its CA this way), when they are system files the sandbox sees too."""
-    return {
-        name: value
-        for name in TRUST_VARIABLES
-        if (value := environ.get(name, "")) and value.startswith(SYSTEM_TRUST) and ".." not in value
-    }
-
-
-def _said(setup: NodeSetup, output: str) -> str:
-    lines = [line.strip() for line in output.splitlines() if line.strip()]
-    name = tools.TOOLS[setup.tool].commands[0]
-    tail = " | ".join(lines[-ERROR_LINES:])[-1200:] or "it printed nothing"
-    return f"{name} {setup.version} could not set the project up from {setup.lockfile}: {tail}"
-
-
-def _refusals(network: Mapping[str, Any]) -> str:
-    refused = list(network.get("refused") or [])
-    return f" (the proxy refused: {'; '.join(refused[:3])})" if refused else ""
+    try:
+        (source / "package.json").write_text(text, encoding="utf-8")
+        (source / setup.lockfile).write_bytes(lock)
+        argv, env = setup.argv(registry), setup.env(registry)
+        done = toolsetup.run(
+            provisioned, source, argv, env, settings, registry, collect, ecosystem="node",
+            doing=f" from {setup.lockfile}",
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(source, ignore_errors=True)
+    return setup.to_dict(registry) | done | ({"note": note} if note else {})
 
 
 def installed(node_modules: Path, dev_names: frozenset[str]) -> tuple[tuple[str, str, bool], ...]:

@@ -6,9 +6,10 @@ import functools
 import shutil
 import subprocess
 
-from gradelib.environment.declaration import DEFAULT_NPM_REGISTRY
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
+
+DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org/"
 
 
 def npm_binary() -> str:

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import cache, nodeinstall, npm, pyinstall, tools, uvtool, wrappers
+from gradelib.environment import cache, nodeinstall, npm, pyinstall, pysetup, tools, toolsetup, uvtool, wrappers
 from gradelib.environment.declaration import Declaration, read_declaration
 from gradelib.environment.declared import Declared
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
-from gradelib.sandbox.mounts import NODE_MODULES, Mounts
+from gradelib.sandbox.mounts import NODE_MODULES, STABLE_ENV, Mounts
 
 SHIMS = "shims"
 SHIM_BIN = "bin"
@@ -44,9 +44,21 @@ class Installed:
         return tools.bin_dir(tools.TOOLS[str(self.setup["tool"])], self.tool)
 
     @property
+    def stable(self) -> bool:
+        """Made by a tool at the sandbox's fixed environment path, where every run sees it."""
+        return bool(self.setup and self.setup.get("stable"))
+
+    @property
     def venv(self) -> Path:
-        """The virtualenv (Python)."""
+        """The virtualenv (Python), where the kit reads it."""
+        if self.stable:
+            return self.folder / toolsetup.ENV_OUT / pysetup.VENV
         return self.folder / pyinstall.VENV
+
+    @property
+    def run_venv(self) -> Path:
+        """The virtualenv where runs see it."""
+        return Path(STABLE_ENV) / pysetup.VENV if self.stable else self.venv
 
     @property
     def node_modules(self) -> Path:
@@ -86,6 +98,7 @@ class Environment:
     node_version: str | None = None
     shims: Path | None = None  # `python` for a submission that declares no Python packages
     wrappers: Path | None = None  # `uv`, `poetry`, `pipenv`, `npx`, `pnpm`, `yarn` as the sandbox provides them
+    tool_env: Mapping[str, str] = field(default_factory=dict)  # what the setup tool reads in every run
 
     @property
     def error(self) -> str | None:
@@ -119,7 +132,7 @@ class Environment:
         found = [str(i.tool_bin) for i in (self.python, self.node) if i is not None and i.tool_bin]
         found += [str(self.wrappers / wrappers.BIN)] if self.wrappers else []
         if self.python:
-            return [*found, str(self.python.venv / "bin")]
+            return [*found, str(self.python.run_venv / "bin")]
         return found + ([str(self.shims / SHIM_BIN)] if self.shims else [])
 
     def mounts(self) -> Mounts:
@@ -129,9 +142,18 @@ class Environment:
             placeholders=tuple(self.placeholders().items()),
             bin_dirs=tuple(self.bin_dirs()),
             node_modules=self.node.node_modules if self.node else None,
-            venv=self.python.venv if self.python else None,
+            venv=self.python.run_venv if self.python else None,
             editable_roots=tuple(self.python.editable_roots()) if self.python else (),
+            binds=self._binds(),
+            stable_paths=bool(self._binds()),
+            env=tuple(self.tool_env.items()),
         )
+
+    def _binds(self) -> tuple[tuple[str, str, bool], ...]:
+        """A tool's environment, made at the fixed path, seen there by every run."""
+        if self.python is None or not self.python.stable:
+            return ()
+        return ((str(self.python.folder / toolsetup.ENV_OUT), STABLE_ENV, False),)
 
     def runtime_dependencies(self) -> list[str]:
         """package.json `dependencies` names, sorted (`[]` when none)."""
@@ -250,14 +272,23 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     errors: list[str] = []
     python = node = None
     python_version = node_version = None
+    tool_env: dict[str, str] = {}
     if declaration.python is not None:
         py = declaration.python
         try:
             python_version = uvtool.interpreter_version(settings.python)
-            python = _obtain(
-                "python", pyinstall.key_parts(py, settings), settings,
-                lambda folder, key: pyinstall.build(folder, py, settings, key, Path(root)),
-            )  # fmt: skip
+            if py.setup is not None:
+                python = _obtain(
+                    "python", _setup_key(py.setup, python_version, settings), settings,
+                    lambda folder, key: _set_up(py.setup, root, folder, key, settings),  # type: ignore[arg-type]
+                )  # fmt: skip
+                provisioned = tools.provision(py.setup.tool, settings, py.setup.version)
+                tool_env = py.setup.env(settings, provisioned.bin_dir)
+            else:
+                python = _obtain(
+                    "python", pyinstall.key_parts(py, settings), settings,
+                    lambda folder, key: pyinstall.build(folder, py, settings, key, Path(root)),
+                )  # fmt: skip
         except (InstallError, OSError) as exc:
             errors.append(_offline(exc, py.requirements) if settings.offline else str(exc))
     if declaration.node is not None:
@@ -272,4 +303,21 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
             errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
     shims = python_shims(settings)
     wrapped = wrappers.folder(settings.cache_dir, settings.python)
-    return Environment(declaration, python, node, tuple(errors), python_version, node_version, shims, wrapped)
+    return Environment(declaration, python, node, tuple(errors), python_version, node_version, shims, wrapped, tool_env)
+
+
+def _setup_key(setup: pysetup.PythonSetup, python_version: str, settings: InstallSettings) -> dict[str, object]:
+    """What makes two environments set up by a tool the same: the tool, its files, the interpreter, the index."""
+    return {
+        "tool": [setup.tool, setup.version], "files": setup.digest, "python": python_version,
+        "index": settings.index_url or "",
+    }  # fmt: skip
+
+
+def _set_up(
+    setup: pysetup.PythonSetup, root: Path, folder: Path, key: str, settings: InstallSettings
+) -> cache.Manifest:
+    started = time.monotonic()
+    evidence = pysetup.run(setup, Path(root), folder, settings)
+    packages = pysetup.installed(folder / toolsetup.ENV_OUT / pysetup.VENV)
+    return cache.Manifest(key, "python", packages, round(time.monotonic() - started, 2), setup=evidence)

@@ -33,7 +33,7 @@ from gradelib.sandbox.environ import (
     tool,
 )
 from gradelib.sandbox.masking import mask
-from gradelib.sandbox.mounts import Mounts
+from gradelib.sandbox.mounts import STABLE_SUBMISSION, Mounts
 from gradelib.sandbox.runresult import Isolation, IsolationMode, Limits, RunResult, Service
 
 KIT_LOG = "kit.log"  # in a run's scratch: what the kit's helpers in the sandbox (run wrappers) report
@@ -234,6 +234,8 @@ class Call:
             # the run's /tmp: in the capped workspace; also where a restarted process finds what it left
             tmp=str(self.scratch / "tmp") if self.box.disk.bounded or self.keeps_machine else None,
             cwd=str(self.cwd),
+            binds=self._binds(isolate),
+            workdir=STABLE_SUBMISSION if isolate and self.box.mounts.stable_paths else None,
             argv=tuple(argv),
             traced=argv[0] == tool("strace"),
             env=self._environment(ports),
@@ -271,6 +273,7 @@ class Call:
             notes.append("strace is not installed: attempted connections were not logged")
         hide = _placeholders(self.box.root, self.scratch, self.cwd)  # the kit's paths vary; never candidate text
         hide |= dict(self.box.mounts.placeholders)  # the cache folder is the machine's, not the candidate's
+        hide |= self.box.mounts.bind_placeholders()
         why = ended.why
         return RunResult(
             argv=tuple(mask(arg, hide) for arg in self.argv),
@@ -311,6 +314,13 @@ class Call:
         except UnsafeFile:
             return []
         return data.decode("utf-8", errors="replace").splitlines()
+
+    def _binds(self, isolate: bool) -> tuple[tuple[str, str, bool], ...]:
+        """Folders shown at fixed paths (the copy, a tool's environment); none without namespaces."""
+        if not isolate:
+            return ()
+        copy = ((str(self.cwd), STABLE_SUBMISSION, True),) if self.box.mounts.stable_paths else ()
+        return (*copy, *self.box.mounts.binds)
 
     def _kit_folder(self) -> list[str]:
         kit = self.box.root / "kit"  # kit files (the payments driver), read-only to every run

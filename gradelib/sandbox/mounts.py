@@ -15,6 +15,8 @@ from pathlib import Path
 
 NODE_MODULES = "node_modules"  # where an installed node_modules is linked into every copy
 VENV_LINK = ".venv"  # where the installed virtualenv is linked into every copy
+STABLE_SUBMISSION = "/gradelib/submission"  # where a run sees its copy when the mounts ask for stable paths
+STABLE_ENV = "/gradelib/env"  # where a tool's environment made in setup is seen by every run
 
 
 @dataclass(frozen=True)
@@ -27,10 +29,23 @@ class Mounts:
     node_modules: Path | None = None  # linked into every copy as `node_modules`
     venv: Path | None = None  # linked into every copy as `.venv`
     editable_roots: tuple[str, ...] = ()  # an editable project's folders, relative to the copy ("" the copy)
+    # (folder, where runs see it, writable): folders shown at a fixed path inside the sandbox
+    binds: tuple[tuple[str, str, bool], ...] = ()
+    # each run's copy shown (and worked in) at STABLE_SUBMISSION: tools that key what they made on
+    # the project's path (Hatch, Poetry, an editable install) find it again in every run
+    stable_paths: bool = False
+    env: tuple[tuple[str, str], ...] = ()  # variables every run gets (a setup tool's settings)
+
+    def bind_placeholders(self) -> dict[str, str]:
+        """How runs show the fixed paths: the same placeholders as the folders behind them."""
+        shown = dict(self.placeholders)
+        found = {inside: shown.get(folder, inside) for folder, inside, _ in self.binds}
+        return found | ({STABLE_SUBMISSION: "<submission>"} if self.stable_paths else {})
 
     def run_env(self, cwd: Path) -> dict[str, str]:
-        """Variables one run in the copy `cwd` needs: an editable project's own folders first on PYTHONPATH."""
+        """Variables one run in the copy `cwd` needs: a setup tool's settings, an editable project's own
+        folders first on PYTHONPATH."""
         if not self.editable_roots:
-            return {}
+            return dict(self.env)
         roots = (str(Path(cwd) / root) if root else str(cwd) for root in self.editable_roots)
-        return {"PYTHONPATH": os.pathsep.join(roots)}
+        return dict(self.env) | {"PYTHONPATH": os.pathsep.join(roots)}

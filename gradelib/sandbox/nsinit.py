@@ -112,6 +112,8 @@ class InitConfig:
     umask: int = 0o022
     cpus: tuple[int, ...] | None = None
     hostname: str | None = None
+    binds: tuple[tuple[str, str, bool], ...] = ()  # (folder, where it is seen inside, writable)
+    workdir: str | None = None  # where the command starts, inside (a bind of cwd); default cwd
 
     def to_json(self) -> str:
         """The configuration as the child's first argument."""
@@ -125,6 +127,7 @@ class InitConfig:
         data["limits"] = RunLimits(**data["limits"])
         for key in ("argv", "writable", "read_only"):
             data[key] = tuple(data.get(key, ()))
+        data["binds"] = tuple(tuple(bind) for bind in data.get("binds", ()))
         if data.get("cpus") is not None:
             data["cpus"] = tuple(data["cpus"])
         return cls(**data)
@@ -203,6 +206,8 @@ def arrange_mounts(config: InitConfig, notes: list[str]) -> None:
         _expose(root, path, read_only=False, notes=notes)
     for path in config.read_only:  # the submission's installed dependencies
         _expose(root, path, read_only=True, notes=notes)
+    for folder, inside, writable in config.binds:  # fixed paths: the copy, a tool's environment
+        _expose(root, folder, read_only=not writable, notes=notes, at=inside)
     resolv = config.resolv_conf
     if resolv:
         target = os.path.realpath("/etc/resolv.conf")
@@ -227,14 +232,15 @@ def _mkdir(root: str, path: str) -> str:
     return inside
 
 
-def _expose(root: str, path: str, *, read_only: bool, notes: list[str]) -> None:
-    """Bind `path` at the same place inside the new root (links re-created as links)."""
-    if os.path.islink(path):
+def _expose(root: str, path: str, *, read_only: bool, notes: list[str], at: str | None = None) -> None:
+    """Bind `path` at the same place inside the new root, or at `at` (links re-created as links)."""
+    where = at or path
+    if os.path.islink(path) and at is None:
         os.symlink(os.readlink(path), root + path)
         return
     if not os.path.exists(path):
         return
-    inside = _mkdir(root, path) if os.path.isdir(path) else root + path
+    inside = _mkdir(root, where) if os.path.isdir(path) else root + where
     if not os.path.isdir(path):
         os.makedirs(os.path.dirname(inside), exist_ok=True)
         open(inside, "a").close()
@@ -306,7 +312,7 @@ def exec_command(config: InitConfig, report_fd: int | None = None) -> None:
         os.sched_setaffinity(0, config.cpus)
     os.umask(config.umask)
     set_limits(config.limits)
-    os.chdir(config.cwd)
+    os.chdir(config.workdir if config.isolate and config.workdir else config.cwd)
     if report_fd is not None:
         os.dup2(report_fd, REPORT_FD)  # dup2 clears close-on-exec: the wrapper writes here
     os.execve(config.argv[0], list(config.argv), dict(config.env))

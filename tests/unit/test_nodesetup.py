@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from gradelib.environment.nodesetup import installed, trust_settings
+from gradelib.environment.nodesetup import installed
+from gradelib.environment.toolsetup import trust_settings
 
 
 def test_only_the_machines_own_certificate_files_go_to_the_setup() -> None:

@@ -1,0 +1,66 @@
+"""Which Python projects Hatch sets up, read from the files that name it (the kit's uv otherwise)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from conftest import write_tree
+
+from gradelib.environment.declared import Reader
+from gradelib.environment.pysetup import detect
+from gradelib.environment.settings import InstallSettings
+from gradelib.sandbox.mounts import STABLE_ENV
+
+PROJECT = '[project]\nname = "t"\nversion = "1"\ndependencies = ["httpx"]\n'
+BACKEND = '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n'
+
+
+@pytest.mark.parametrize(
+    ("files", "why"),
+    [
+        ({"hatch.toml": "[envs.default]\n"}, "the project has a hatch.toml"),
+        ({"pyproject.toml": PROJECT + "[tool.hatch.envs.default]\npython = '3.11'\n"}, "[tool.hatch.envs]"),
+        ({"run.sh": '#!/bin/sh\nexec hatch run python -m t "$@"\n'}, "run.sh runs `hatch run`"),
+        ({"README.md": "Set up with `hatch env create`, then ./run.sh\n"}, "README.md runs `hatch env create`"),
+        ({"Makefile": "test:\n\thatch test\n"}, "Makefile runs `hatch test`"),
+    ],
+)
+def test_hatch_sets_up_a_project_whose_files_name_it(tmp_path: Path, files: dict[str, str], why: str) -> None:
+    write_tree(tmp_path, {"pyproject.toml": PROJECT + BACKEND, **files})
+    doc = tomllib.loads((tmp_path / "pyproject.toml").read_text())
+    setup = detect(Reader(tmp_path), doc)
+    assert setup is not None and setup.tool == "hatch" and why in setup.why
+    assert setup.argv() == ["hatch", "env", "create"]
+
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        {"run.sh": "exec python -m t\n"},  # hatchling as the build backend is not Hatch the environment manager
+        {"run.sh": "exec uv run python -m t  # see https://example.com/hatch-run\n"},
+        {"README.md": "We thought about hatching a plan.\n"},
+    ],
+)
+def test_a_project_that_does_not_name_hatch_is_left_to_the_kits_installers(
+    tmp_path: Path, files: dict[str, str]
+) -> None:
+    write_tree(tmp_path, {"pyproject.toml": PROJECT + BACKEND, **files})
+    doc = tomllib.loads((tmp_path / "pyproject.toml").read_text())
+    assert detect(Reader(tmp_path), doc) is None
+
+
+def test_the_environment_is_made_at_the_fixed_path_from_the_configured_index(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"hatch.toml": "", "pyproject.toml": PROJECT})
+    setup = detect(Reader(tmp_path), tomllib.loads(PROJECT))
+    assert setup is not None
+    settings = InstallSettings(cache_dir=tmp_path / "cache", index_url="https://mirror.example/simple")
+    env = setup.env(settings, Path("/cache/tools/hatch/bin"))
+    assert env["HATCH_ENV_TYPE_VIRTUAL_PATH"] == f"{STABLE_ENV}/venv"
+    assert env["HATCH_DATA_DIR"].startswith(STABLE_ENV) and env["HATCH_PYTHON"] == settings.python
+    assert env["UV_DEFAULT_INDEX"] == "https://mirror.example/simple" and env["UV_NO_CONFIG"] == "1"
+    again = detect(Reader(tmp_path), tomllib.loads(PROJECT))
+    write_tree(tmp_path, {"pyproject.toml": PROJECT.replace("httpx", "httpx>=0.28")})
+    changed = detect(Reader(tmp_path), tomllib.loads(PROJECT))
+    assert again is not None and changed is not None and again.digest == setup.digest != changed.digest
