@@ -143,7 +143,7 @@ def run(
         (source / setup.lockfile).write_bytes(lock)
         argv, env = setup.argv(registry), setup.env(registry)
         done = toolsetup.run(
-            provisioned, source, argv, env, settings, registry, collect, ecosystem="node",
+            provisioned, source, [argv], env, settings, registry, collect, ecosystem="node",
             doing=f" from {setup.lockfile}",
         )  # fmt: skip
     finally:

@@ -14,7 +14,7 @@ from gradelib.environment.declaration import Declaration, read_declaration
 from gradelib.environment.declared import Declared
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
-from gradelib.sandbox.mounts import NODE_MODULES, STABLE_ENV, Mounts
+from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, Mounts
 
 SHIMS = "shims"
 SHIM_BIN = "bin"
@@ -34,14 +34,8 @@ class Installed:
     built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (the opt-in)
     project: dict[str, Any] | None = None  # the submission's own project, built in the sandbox
     setup: dict[str, Any] | None = None  # the real tool that set it up (nodesetup), and what it reached
-    tool: Path | None = None  # that tool's folder in the kit's cache, for the runs' PATH
-
-    @property
-    def tool_bin(self) -> Path | None:
-        """The bin folder of the tool that set the environment up (on PATH in every run), or None."""
-        if self.tool is None or self.setup is None:
-            return None
-        return tools.bin_dir(tools.TOOLS[str(self.setup["tool"])], self.tool)
+    tool: Path | None = None  # that tool's folder (mounted read-only in every run)
+    tool_bin: Path | None = None  # its commands' folder, first on the runs' PATH
 
     @property
     def stable(self) -> bool:
@@ -51,14 +45,16 @@ class Installed:
     @property
     def venv(self) -> Path:
         """The virtualenv (Python), where the kit reads it."""
-        if self.stable:
-            return self.folder / toolsetup.ENV_OUT / pysetup.VENV
+        if self.stable and self.setup:
+            return self.folder / toolsetup.ENV_OUT / str(self.setup.get("venv") or pysetup.VENV)
         return self.folder / pyinstall.VENV
 
     @property
     def run_venv(self) -> Path:
         """The virtualenv where runs see it."""
-        return Path(STABLE_ENV) / pysetup.VENV if self.stable else self.venv
+        if self.stable and self.setup:
+            return Path(STABLE_ENV) / str(self.setup.get("venv") or pysetup.VENV)
+        return self.venv
 
     @property
     def node_modules(self) -> Path:
@@ -149,11 +145,12 @@ class Environment:
             env=tuple(self.tool_env.items()),
         )
 
-    def _binds(self) -> tuple[tuple[str, str, bool], ...]:
-        """A tool's environment, made at the fixed path, seen there by every run."""
+    def _binds(self) -> tuple[tuple[str, str, str], ...]:
+        """A tool's environment, made at the fixed path, seen there by every run (each run's writes, a
+        tool's cache bookkeeping, kept in its own scratch)."""
         if self.python is None or not self.python.stable:
             return ()
-        return ((str(self.python.folder / toolsetup.ENV_OUT), STABLE_ENV, False),)
+        return ((str(self.python.folder / toolsetup.ENV_OUT), STABLE_ENV, OVERLAY),)
 
     def runtime_dependencies(self) -> list[str]:
         """package.json `dependencies` names, sorted (`[]` when none)."""
@@ -228,13 +225,12 @@ def _installed(
     tool = None
     setup = manifest.setup
     if setup and setup.get("tool") in tools.TOOLS and isinstance(setup.get("version"), str):
-        # provisioned again if the tools folder was cleared since (the environment itself was kept)
-        tool = tools.tool_folder(settings, tools.TOOLS[setup["tool"]], setup["version"])
-        if not tool.is_dir():
-            tools.provision(str(setup["tool"]), settings, str(setup["version"]))
+        # from the cache (provisioned again if the tools folder was cleared since the environment was made)
+        tool = tools.provision(str(setup["tool"]), settings, str(setup["version"]))
     return Installed(
-        ecosystem, folder, manifest.key, manifest.packages, hit, seconds, manifest.built, manifest.project, setup, tool
-    )
+        ecosystem, folder, manifest.key, manifest.packages, hit, seconds, manifest.built, manifest.project, setup,
+        tool.root if tool else None, tool.bin_dir if tool else None,
+    )  # fmt: skip
 
 
 def _offline(exc: Exception, wanted: Sequence[Declared]) -> str:
@@ -283,7 +279,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
                     lambda folder, key: _set_up(py.setup, root, folder, key, settings),  # type: ignore[arg-type]
                 )  # fmt: skip
                 provisioned = tools.provision(py.setup.tool, settings, py.setup.version)
-                tool_env = py.setup.env(settings, provisioned.bin_dir)
+                tool_env = py.setup.env(settings, provisioned.bin_dir, run=True)
             else:
                 python = _obtain(
                     "python", pyinstall.key_parts(py, settings), settings,
@@ -319,5 +315,5 @@ def _set_up(
 ) -> cache.Manifest:
     started = time.monotonic()
     evidence = pysetup.run(setup, Path(root), folder, settings)
-    packages = pysetup.installed(folder / toolsetup.ENV_OUT / pysetup.VENV)
+    packages = pysetup.installed(folder / toolsetup.ENV_OUT / str(evidence.get("venv") or pysetup.VENV))
     return cache.Manifest(key, "python", packages, round(time.monotonic() - started, 2), setup=evidence)

@@ -1,8 +1,9 @@
-"""Python projects whose own files name Hatch, set up by Hatch itself: `hatch env create`, the kit's
-pinned copy, in the sandbox through the registry proxy. The environment is made at the sandbox's fixed
-environment path and the project is seen at its fixed submission path, as in every later run, so
-`hatch run ...` in run.sh finds the same environment, in sync, offline, with the project installed
-in development mode as Hatch does it.
+"""Python submissions set up by the tool their files name, the kit's pinned copy, in the sandbox through
+the registry proxy: a project that names Hatch by `hatch env create`, a script with inline metadata
+(PEP 723) by `uv sync --script`. The environment is made at the sandbox's fixed environment path and
+the submission is seen at its fixed submission path, as in every later run, so `hatch run ...` or
+`uv run triage.py` in run.sh finds the same environment, in sync, offline (Hatch keys it on the
+project's path, uv a script's environment on the script's).
 """
 
 from __future__ import annotations
@@ -26,8 +27,13 @@ HATCH_TOML = "hatch.toml"
 PYPROJECT = "pyproject.toml"
 SCRIPTS = ("run.sh", "Makefile", "justfile", "README.md", "README.rst", "README")
 HATCH_USE = re.compile(r"(?<![\w-])hatch\s+(run|env\s+create|shell|test)\b")
+# Where a script's inline metadata starts (PEP 723's own pattern for the opening line); uv reads the block.
+SCRIPT_BLOCK = re.compile(rb"^# /// script\s*$", re.M)
+MAX_SCRIPTS = 20
 VENV = "venv"
 DATA = "hatch-data"
+UV_CACHE = "uv-cache"
+SCRIPT_ENVS = "environments-v2"  # where uv keeps a script's environment in its cache
 
 
 @dataclass(frozen=True)
@@ -38,14 +44,25 @@ class PythonSetup:
     version: str
     why: str  # `run.sh runs hatch run`
     digest: str  # of the files the tool reads to make the environment: the cache key
+    scripts: tuple[str, ...] = ()  # uv: the scripts with inline metadata
 
-    def argv(self) -> list[str]:
-        """The setup command."""
-        return ["hatch", "env", "create"]
+    def commands(self) -> list[list[str]]:
+        """The setup commands."""
+        if self.tool == "uv":
+            return [["uv", "sync", "--script", script] for script in self.scripts]
+        return [["hatch", "env", "create"]]
 
-    def env(self, settings: InstallSettings, bin_dir: Path) -> dict[str, str]:
-        """What the tool reads its settings from, in setup and in every run (the submission's own pip or
-        uv configuration is not read)."""
+    def env(self, settings: InstallSettings, bin_dir: Path, *, run: bool = False) -> dict[str, str]:
+        """What the tool reads its settings from, in setup and (`run`) in every run (the submission's own
+        pip or uv configuration is not read)."""
+        if self.tool == "uv":
+            env = {
+                "UV_CACHE_DIR": f"{STABLE_ENV}/{UV_CACHE}", "UV_PYTHON": settings.python,
+                "UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1", "UV_NO_PROGRESS": "1",
+            }  # fmt: skip
+            if run:
+                return env | {"UV_OFFLINE": "1"}
+            return env | ({"UV_DEFAULT_INDEX": settings.index_url} if settings.index_url else {})
         env = {
             "HATCH_ENV_TYPE_VIRTUAL_PATH": f"{STABLE_ENV}/{VENV}",
             "HATCH_DATA_DIR": f"{STABLE_ENV}/{DATA}",
@@ -63,13 +80,35 @@ class PythonSetup:
         """The report's account: tool, version, why, the command."""
         return {
             "tool": self.tool, "version": self.version, "version_from": "the kit", "why": self.why,
-            "command": " ".join(self.argv()), "stable": True,
+            "command": " && ".join(" ".join(argv) for argv in self.commands()), "stable": True,
         }  # fmt: skip
 
 
 def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup | None:
     """Hatch, when the submission's files name it: `hatch.toml`, `[tool.hatch.envs]`, or `hatch run` in
-    run.sh, a Makefile or the README. None otherwise (the kit's own installers then)."""
+    run.sh, a Makefile or the README; else uv, for scripts at the top with inline metadata. None
+    otherwise (the kit's own installers then)."""
+    return _hatch(reader, pyproject) or _scripts(reader)
+
+
+def _scripts(reader: Reader) -> PythonSetup | None:
+    try:
+        names = sorted(p.name for p in reader.root.iterdir() if p.suffix == ".py" and p.is_file())[:MAX_SCRIPTS]
+    except OSError:
+        return None
+    scripts = [name for name in names if (data := reader.read(name)) is not None and SCRIPT_BLOCK.search(data)]
+    if not scripts:
+        return None
+    digest = hashlib.sha256()
+    for name in scripts:
+        data = reader.read(name) or b""
+        digest.update(name.encode() + b"\0" + data[SCRIPT_BLOCK.search(data).start() :].split(b"\n# ///", 2)[0])  # type: ignore[union-attr]
+    uv = tools.TOOLS["uv"]
+    why = f"{', '.join(scripts)} declare{'s' if len(scripts) == 1 else ''} dependencies inline (PEP 723)"
+    return PythonSetup(uv.name, uv.version, why, digest.hexdigest(), tuple(scripts))
+
+
+def _hatch(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup | None:
     why = None
     hatch_toml = reader.read(HATCH_TOML)
     tool = (pyproject or {}).get("tool")
@@ -99,15 +138,29 @@ def run(setup: PythonSetup, root: Path, folder: Path, settings: InstallSettings)
         raise InstallError("python", f"offline: the project is set up by {setup.tool}, which needs the index")
     provisioned = tools.provision(setup.tool, settings, setup.version)
     target = folder / toolsetup.ENV_OUT
+    made: list[str] = []
 
     def collect(_: Path, out: Path | None) -> None:
-        if out is None or not (out / VENV / "bin" / "python").exists():
+        venv = _venv(setup, out) if out is not None else None
+        if out is None or venv is None:
             raise InstallError("python", f"{setup.tool} {setup.version} succeeded but made no environment")
+        made.append(venv)
         shutil.move(str(out), str(target))
 
     env = setup.env(settings, provisioned.bin_dir)
-    done = toolsetup.run(provisioned, root, setup.argv(), env, settings, "", collect, ecosystem="python", stable=True)
-    return setup.to_dict() | done
+    done = toolsetup.run(
+        provisioned, root, setup.commands(), env, settings, "", collect, ecosystem="python", stable=True
+    )
+    return setup.to_dict() | done | {"venv": made[0]}
+
+
+def _venv(setup: PythonSetup, out: Path) -> str | None:
+    """The environment's folder inside `out` (a script's: the first script's, in uv's cache)."""
+    if setup.tool != "uv":
+        return VENV if (out / VENV / "bin" / "python").exists() else None
+    stem = Path(setup.scripts[0]).stem
+    found = sorted(p for p in (out / UV_CACHE / SCRIPT_ENVS).glob(f"{stem}-*") if (p / "bin" / "python").exists())
+    return str(found[0].relative_to(out)) if found else None
 
 
 def installed(venv: Path) -> tuple[tuple[str, str, bool], ...]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ class Tool:
 TOOLS: Mapping[str, Tool] = {
     tool.name: tool
     for tool in (
+        Tool("uv", "kit", "uv", "0.13.9", ("uv",)),  # the kit's own (pyproject.toml pins the same)
         Tool("poetry", "python", "poetry", "2.5.1", ("poetry",)),
         Tool("pdm", "python", "pdm", "2.29.4", ("pdm",)),
         Tool("hatch", "python", "hatch", "1.18.2", ("hatch",)),
@@ -63,6 +65,7 @@ class Provisioned:
     tool: Tool
     version: str
     bin_dir: Path
+    root: Path  # the folder the sandbox mounts read-only for it
 
     def command(self, name: str | None = None) -> Path:
         """The path of one of its commands (its first by default)."""
@@ -84,6 +87,8 @@ def provision(name: str, settings: InstallSettings, version: str | None = None) 
     wanted = version or tool.version
     if len(wanted) > MAX_VERSION_CHARS or not VERSION.match(wanted):
         raise InstallError("tools", f"{name} {wanted[:MAX_VERSION_CHARS]!r} is not a release version")
+    if tool.ecosystem == "kit":
+        return _kit_tool(tool, wanted, settings)
     folder = tool_folder(settings, tool, wanted)
     found = _ready(tool, wanted, folder)
     if found is not None:
@@ -109,15 +114,43 @@ def provision(name: str, settings: InstallSettings, version: str | None = None) 
 
 def bin_dir(tool: Tool, folder: Path) -> Path:
     """The folder a provisioned tool's commands are in, inside its folder."""
-    return folder / ("bin" if tool.ecosystem == "python" else "node_modules/.bin")
+    return folder / ("node_modules/.bin" if tool.ecosystem == "node" else "bin")
 
 
 def _ready(tool: Tool, version: str, folder: Path) -> Provisioned | None:
     """The provisioned tool in `folder`, or None when it is not (or not whole) there."""
     folder_bin = bin_dir(tool, folder)
     if all(os.access(folder_bin / command, os.X_OK) for command in tool.commands[:1]):
-        return Provisioned(tool, version, folder_bin)
+        return Provisioned(tool, version, folder_bin, folder)
     return None
+
+
+def _kit_tool(tool: Tool, wanted: str, settings: InstallSettings) -> Provisioned:
+    """The kit's own copy (uv, installed with the kit) when it is the pinned version, copied alone into
+    the tools folder: the sandbox sees that binary, never the kit's environment beside it."""
+    folder = tool_folder(settings, tool, wanted)
+    found = _ready(tool, wanted, folder)
+    if found is not None:
+        return found
+    binary = Path(uv_binary())
+    done = subprocess.run([str(binary), "--version"], capture_output=True, text=True, check=False, timeout=30)
+    have = done.stdout.split()[1] if done.returncode == 0 and len(done.stdout.split()) > 1 else "?"
+    if have != wanted:
+        raise InstallError("tools", f"{tool.name} {wanted} is pinned, but the kit has {have} ({binary}): ./dev setup")
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
+    try:
+        (work / "bin").mkdir()
+        shutil.copy2(binary, work / "bin" / "uv")
+        os.chmod(work, 0o755)  # noqa: S103 - read by the sandbox's user, as every tool folder is
+        try:
+            work.rename(folder)
+        except OSError:
+            if _ready(tool, wanted, folder) is None:
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return _ready(tool, wanted, folder) or Provisioned(tool, wanted, folder / "bin", folder)
 
 
 def _run(argv: list[str], env: Mapping[str, str], work: Path, settings: InstallSettings) -> Capped:

@@ -17,7 +17,7 @@ from gradelib.environment import cache, tools
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox import Limits, Sandbox
-from gradelib.sandbox.mounts import STABLE_ENV, Mounts
+from gradelib.sandbox.mounts import STABLE_ENV, WRITABLE, Mounts
 from gradelib.sandbox.registryproxy import RegistryProxy, registry_hosts
 
 SETUP_MEMORY_BYTES = 3 * 1024**3
@@ -43,7 +43,7 @@ def trust_settings(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
 def run(
     provisioned: tools.Provisioned,
     source: Path,
-    argv: list[str],
+    commands: list[list[str]],
     env: Mapping[str, str],
     settings: InstallSettings,
     registry: str,
@@ -53,12 +53,13 @@ def run(
     doing: str = "",
     stable: bool = False,
 ) -> dict[str, Any]:
-    """Run `argv` on a copy of `source`; `collect` takes what it made. With `stable`, the copy is seen at
-    the sandbox's fixed submission path and an empty folder at STABLE_ENV is the tool's to fill (both
-    where every later run sees them). `doing` follows "could not set the project up" in an error (` from
-    yarn.lock`). Returns the network account and the time taken; raises
-    InstallError with the tool's own last lines."""
-    tool_root = tools.tool_folder(settings, provisioned.tool, provisioned.version)
+    """Run `commands`, one by one, on a copy of `source`; `collect` takes what they made.
+
+    With `stable`, the copy is seen at the sandbox's fixed submission path and an empty folder at
+    STABLE_ENV is the tool's to fill (both where every later run sees them). `doing` follows "could
+    not set the project up" in an error (` from yarn.lock`). Returns the network account and the time
+    taken; raises InstallError with the tool's own last lines."""
+    tool_root = provisioned.root
     cache.readable(tool_root)
     mounts = Mounts(
         read_only=(str(tool_root),),
@@ -77,10 +78,13 @@ def run(
         copy = box.copy("setup")
         out = box.output_folder(copy, ENV_OUT) if stable else None
         if out is not None:
-            box.mounts = dataclasses.replace(mounts, binds=((str(out), STABLE_ENV, True),))
+            box.mounts = dataclasses.replace(mounts, binds=((str(out), STABLE_ENV, WRITABLE),))
             if not box.isolate:
                 raise InstallError(ecosystem, f"{name} needs the sandbox's namespaces to set the project up")
-        result = box.run(argv, copy, env=trust_settings() | dict(env), limits=limits, services=[proxy.service()])
+        for argv in commands:
+            result = box.run(argv, copy, env=trust_settings() | dict(env), limits=limits, services=[proxy.service()])
+            if not result.ok:
+                break
         network = proxy.evidence()
         if result.timed_out:
             raise InstallError(ecosystem, f"{name} took longer than {settings.max_seconds:.0f} s: stopped")

@@ -33,7 +33,7 @@ from gradelib.sandbox.environ import (
     tool,
 )
 from gradelib.sandbox.masking import mask
-from gradelib.sandbox.mounts import STABLE_SUBMISSION, Mounts
+from gradelib.sandbox.mounts import OVERLAY, STABLE_SUBMISSION, WRITABLE, Mounts
 from gradelib.sandbox.runresult import Isolation, IsolationMode, Limits, RunResult, Service
 
 KIT_LOG = "kit.log"  # in a run's scratch: what the kit's helpers in the sandbox (run wrappers) report
@@ -315,12 +315,24 @@ class Call:
             return []
         return data.decode("utf-8", errors="replace").splitlines()
 
-    def _binds(self, isolate: bool) -> tuple[tuple[str, str, bool], ...]:
-        """Folders shown at fixed paths (the copy, a tool's environment); none without namespaces."""
+    def _binds(self, isolate: bool) -> tuple[tuple[str, str, str, str, int], ...]:
+        """Folders shown at fixed paths (the copy, a tool's environment); none without namespaces. An
+        overlay's writes go to a folder in the run's scratch (it counts against the disk cap)."""
         if not isolate:
             return ()
-        copy = ((str(self.cwd), STABLE_SUBMISSION, True),) if self.box.mounts.stable_paths else ()
-        return (*copy, *self.box.mounts.binds)
+        uid = self.box.uid
+        found = [(str(self.cwd), STABLE_SUBMISSION, WRITABLE, "", uid)] if self.box.mounts.stable_paths else []
+        for number, (folder, inside, mode) in enumerate(self.box.mounts.binds):
+            upper = ""
+            if mode == OVERLAY:
+                upper_path = self.scratch / f"overlay-{number}"
+                for made in (upper_path, upper_path.with_name(f"{upper_path.name}-work")):
+                    made.mkdir(exist_ok=True, mode=0o755)  # the merged root takes its mode from here
+                    if self.box.as_root:
+                        os.chown(made, self.box.uid, self.box.uid)
+                upper = str(upper_path)
+            found.append((folder, inside, mode, upper, uid))
+        return tuple(found)
 
     def _kit_folder(self) -> list[str]:
         kit = self.box.root / "kit"  # kit files (the payments driver), read-only to every run

@@ -17,6 +17,7 @@ NODE_MODULES = "node_modules"  # where an installed node_modules is linked into 
 VENV_LINK = ".venv"  # where the installed virtualenv is linked into every copy
 STABLE_SUBMISSION = "/gradelib/submission"  # where a run sees its copy when the mounts ask for stable paths
 STABLE_ENV = "/gradelib/env"  # where a tool's environment made in setup is seen by every run
+READ_ONLY, WRITABLE, OVERLAY = "ro", "rw", "overlay"
 
 
 @dataclass(frozen=True)
@@ -29,8 +30,9 @@ class Mounts:
     node_modules: Path | None = None  # linked into every copy as `node_modules`
     venv: Path | None = None  # linked into every copy as `.venv`
     editable_roots: tuple[str, ...] = ()  # an editable project's folders, relative to the copy ("" the copy)
-    # (folder, where runs see it, writable): folders shown at a fixed path inside the sandbox
-    binds: tuple[tuple[str, str, bool], ...] = ()
+    # (folder, where runs see it, mode): folders shown at a fixed path inside the sandbox; mode is
+    # READ_ONLY, WRITABLE, or OVERLAY (read-only underneath, each run's writes kept in its own scratch)
+    binds: tuple[tuple[str, str, str], ...] = ()
     # each run's copy shown (and worked in) at STABLE_SUBMISSION: tools that key what they made on
     # the project's path (Hatch, Poetry, an editable install) find it again in every run
     stable_paths: bool = False

@@ -28,6 +28,7 @@ import platform
 import resource
 import signal
 import socket
+import stat
 import struct
 import sys
 import time
@@ -45,6 +46,10 @@ MS_NOSUID = 2
 MS_NODEV = 4
 MS_NOEXEC = 8
 MS_BIND = 4096
+# An overlay's folders are the command's (a tool adds files where it pleases), and so are its small files
+# near the top and its lock files anywhere (a cache's locks and indexes): each is copied up when given.
+OVERLAY_OWNED_DEPTH = 3
+OVERLAY_OWNED_FILE_BYTES = 64 * 1024
 MS_REC = 16384
 MS_PRIVATE = 1 << 18
 MS_RDONLY = 1
@@ -112,7 +117,9 @@ class InitConfig:
     umask: int = 0o022
     cpus: tuple[int, ...] | None = None
     hostname: str | None = None
-    binds: tuple[tuple[str, str, bool], ...] = ()  # (folder, where it is seen inside, writable)
+    # (folder, where it is seen inside, "ro" | "rw" | "overlay", the overlay's upper folder or "",
+    # the uid that owns an overlay's folders: the command's)
+    binds: tuple[tuple[str, str, str, str, int], ...] = ()
     workdir: str | None = None  # where the command starts, inside (a bind of cwd); default cwd
 
     def to_json(self) -> str:
@@ -206,8 +213,11 @@ def arrange_mounts(config: InitConfig, notes: list[str]) -> None:
         _expose(root, path, read_only=False, notes=notes)
     for path in config.read_only:  # the submission's installed dependencies
         _expose(root, path, read_only=True, notes=notes)
-    for folder, inside, writable in config.binds:  # fixed paths: the copy, a tool's environment
-        _expose(root, folder, read_only=not writable, notes=notes, at=inside)
+    for folder, inside, mode, upper, owner in config.binds:  # fixed paths: the copy, a tool's environment
+        if mode == "overlay":
+            _overlay(root, folder, inside, upper, owner, notes)
+        else:
+            _expose(root, folder, read_only=mode != "rw", notes=notes, at=inside)
     resolv = config.resolv_conf
     if resolv:
         target = os.path.realpath("/etc/resolv.conf")
@@ -253,6 +263,37 @@ def _expose(root: str, path: str, *, read_only: bool, notes: list[str], at: str 
                 _mount(None, inside, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
             if not _read_only(inside):
                 notes.append(f"{path} is visible read-write: could not remount it read-only")
+
+
+def _overlay(root: str, folder: str, inside: str, upper: str, owner: int, notes: list[str]) -> None:
+    """`folder` at `inside`, writable by this run only: its writes land in `upper` (the run's scratch).
+
+    Its folders, small files near the top and lock files are given to the command's user (a tool
+    writes its locks and bookkeeping there); the change is the overlay's, copied up into `upper`: the
+    folder underneath is never touched."""
+    target = _mkdir(root, inside)
+    options = f"lowerdir={folder},upperdir={upper},workdir={upper}-work"
+    try:
+        _mount("overlay", target, "overlay", MS_NOSUID | MS_NODEV, options)
+    except OSError as exc:
+        notes.append(f"{inside} is read-only: no overlay here ({exc})")
+        _expose(root, folder, read_only=True, notes=notes, at=inside)
+        return
+    base = target.rstrip("/").count("/")
+    for here, _, files in os.walk(target, followlinks=False):
+        shallow = here.rstrip("/").count("/") - base < OVERLAY_OWNED_DEPTH
+        given = [n for n in files if (shallow or n.endswith(".lock")) and _small_file(os.path.join(here, n))]
+        for path in (here, *(os.path.join(here, name) for name in given)):
+            with contextlib.suppress(OSError):
+                os.chown(path, owner, owner, follow_symlinks=False)
+
+
+def _small_file(path: str) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_size <= OVERLAY_OWNED_FILE_BYTES
 
 
 def _read_only(path: str) -> bool:

@@ -1,8 +1,9 @@
-"""A Hatch project set up by Hatch itself (`hatch env create`, in the sandbox, through the registry
-proxy), then `hatch run` offline in fresh copies, as its run.sh says (these tests reach PyPI, as CI does).
+"""Python submissions set up by the tool their files name, in the sandbox, through the registry proxy,
+then run offline in fresh copies as their run.sh says (these tests reach PyPI, as CI does).
 
 `setups/hatch-project` is a src-layout project with one dependency whose run.sh is
-`exec hatch run python -m hello_hatch "$@"`.
+`exec hatch run python -m hello_hatch "$@"`; `setups/pep723-script` a single script with inline
+metadata whose run.sh is `exec uv run hello.py "$@"`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from gradelib.sandbox import Limits, Sandbox
 pytestmark = pytest.mark.e2e
 
 HATCH_PROJECT = Path(__file__).parent / "setups" / "hatch-project"
+PEP723_SCRIPT = Path(__file__).parent / "setups" / "pep723-script"
 
 
 def test_a_hatch_project_is_set_up_by_hatch_and_hatch_run_works_offline_in_every_copy(tmp_path: Path) -> None:
@@ -53,3 +55,26 @@ def test_a_hatch_project_whose_dependency_does_not_exist_is_an_error_in_hatchs_w
     assert env.python is None and env.error is not None
     assert "hatch 1.18.2 could not set the project up" in env.error
     assert "gradelib-no-such-package-7f3a" in env.error
+
+
+def test_a_script_with_inline_metadata_is_set_up_by_uv_and_uv_run_works_offline(tmp_path: Path) -> None:
+    root = shutil.copytree(PEP723_SCRIPT, tmp_path / "sub")
+    settings = InstallSettings(cache_dir=tmp_path / "cache")
+    env = prepare(root, settings)
+    assert env.error is None
+    [installed] = env.evidence()["installed"]
+    setup = installed["setup"]
+    assert (setup["tool"], setup["command"]) == ("uv", "uv sync --script hello.py")
+    assert setup["why"] == "hello.py declares dependencies inline (PEP 723)"
+    assert [package["name"] for package in installed["packages"]] == ["six"]
+    cache_before = sorted(p.relative_to(tmp_path) for p in (tmp_path / "cache" / "envs").rglob("*"))
+    with Sandbox(root, mounts=env.mounts()) as box:
+        runs = [box.run(["./run.sh", f"run-{n}"], box.copy(f"run{n}"), limits=Limits(wall_seconds=90)) for n in (1, 2)]
+        python = box.run(["python", "-c", "import six"], box.copy("python"), limits=Limits(wall_seconds=30))
+    for n, run in enumerate(runs, 1):
+        assert run.exit_code == 0, run.stderr
+        assert run.stdout.startswith("six 1.") and run.stdout.rstrip().endswith(f"run-{n}")
+        assert not [c for c in run.connections if c.is_network], "uv run made no connection"
+    assert python.exit_code == 0, "`python` in a run is the script's environment"
+    cache_after = sorted(p.relative_to(tmp_path) for p in (tmp_path / "cache" / "envs").rglob("*"))
+    assert cache_after == cache_before, "what uv wrote in the runs stayed in their own scratch"

@@ -32,7 +32,7 @@ def test_hatch_sets_up_a_project_whose_files_name_it(tmp_path: Path, files: dict
     doc = tomllib.loads((tmp_path / "pyproject.toml").read_text())
     setup = detect(Reader(tmp_path), doc)
     assert setup is not None and setup.tool == "hatch" and why in setup.why
-    assert setup.argv() == ["hatch", "env", "create"]
+    assert setup.commands() == [["hatch", "env", "create"]]
 
 
 @pytest.mark.parametrize(
@@ -64,3 +64,28 @@ def test_the_environment_is_made_at_the_fixed_path_from_the_configured_index(tmp
     write_tree(tmp_path, {"pyproject.toml": PROJECT.replace("httpx", "httpx>=0.28")})
     changed = detect(Reader(tmp_path), tomllib.loads(PROJECT))
     assert again is not None and changed is not None and again.digest == setup.digest != changed.digest
+
+
+def test_a_script_with_inline_metadata_is_set_up_by_uv(tmp_path: Path) -> None:
+    block = '# /// script\n# dependencies = ["httpx"]\n# ///\nimport httpx\n'
+    write_tree(tmp_path, {"triage.py": block, "util.py": "x = 1\n", "run.sh": "exec uv run triage.py\n"})
+    setup = detect(Reader(tmp_path), None)
+    assert setup is not None and (setup.tool, setup.scripts) == ("uv", ("triage.py",))
+    assert setup.commands() == [["uv", "sync", "--script", "triage.py"]]
+    assert setup.why == "triage.py declares dependencies inline (PEP 723)"
+    settings = InstallSettings(cache_dir=tmp_path / "cache")
+    assert setup.env(settings, Path("/x"), run=True)["UV_OFFLINE"] == "1"
+    assert "UV_OFFLINE" not in setup.env(settings, Path("/x"))
+    write_tree(tmp_path, {"triage.py": block + "print('a change below the block')\n"})
+    same = detect(Reader(tmp_path), None)
+    write_tree(tmp_path, {"triage.py": block.replace("httpx", "httpx>=0.28")})
+    changed = detect(Reader(tmp_path), None)
+    assert same is not None and changed is not None and same.digest == setup.digest != changed.digest
+
+
+def test_hatch_wins_over_a_script_and_a_plain_script_is_nothing(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"main.py": "# a comment\nprint(1)\n"})
+    assert detect(Reader(tmp_path), None) is None
+    write_tree(tmp_path, {"tool.py": "# /// script\n# dependencies = []\n# ///\n", "hatch.toml": ""})
+    found = detect(Reader(tmp_path), None)
+    assert found is not None and found.tool == "hatch"

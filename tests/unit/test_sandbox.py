@@ -318,22 +318,24 @@ def test_run_sh_without_exec_bit_runs_through_bash(tmp_path: Path) -> None:
 def test_stable_paths_show_the_copy_and_a_tools_environment_at_fixed_places(tmp_path: Path) -> None:
     """What lets a tool find, in every run, what it made in setup: the copy at one path, its environment
     at another, read-only; both shown to the reviewer as placeholders. Without namespaces, the copy as is."""
-    from gradelib.sandbox.mounts import STABLE_ENV, STABLE_SUBMISSION, Mounts
+    from gradelib.sandbox.mounts import OVERLAY, READ_ONLY, STABLE_ENV, STABLE_SUBMISSION, Mounts
 
     env = write_tree(tmp_path / "env", {"venv/marker": "made in setup\n"})
     subprocess.run(["chmod", "-R", "a+rX", str(env)], check=True)  # the sandbox's user reads it, as the cache does
     source = write_tree(tmp_path / "sub", {"a.txt": "x\n"})
     mounts = Mounts(
         read_only=(str(env),), placeholders=((str(env), "<python-env>"),),
-        binds=((str(env), STABLE_ENV, False),), stable_paths=True,
+        binds=((str(env), STABLE_ENV, READ_ONLY), (str(env), "/gradelib/scratch-env", OVERLAY)), stable_paths=True,
     )  # fmt: skip
     script = f"pwd; cat {STABLE_ENV}/venv/marker; ls {STABLE_SUBMISSION}; touch {STABLE_ENV}/x || echo read-only"
+    script += "; cd /gradelib/scratch-env/venv && echo mine > new && mv new marker && cat marker && cd -"
     with Sandbox(source, mounts=mounts) as box:
         copy = box.copy("stable")
         result = box.run(["sh", "-c", script + "; echo y > b.txt"], copy, limits=Limits(wall_seconds=30))
         if not result.isolation.network_verified:
             pytest.fail(f"namespaces are needed here: {result.isolation.reason}")
-        assert result.stdout.splitlines()[:4] == ["<submission>", "made in setup", "a.txt", "read-only"]
+        assert result.stdout.splitlines()[:5] == ["<submission>", "made in setup", "a.txt", "read-only", "mine"]
+        assert (env / "venv" / "marker").read_text() == "made in setup\n", "an overlay's writes stay with the run"
         assert (copy / "b.txt").read_text() == "y\n", "the run wrote into its own copy"
         assert "<python-env>/x" in result.stderr and str(env) not in result.stderr
     with Sandbox(source, mounts=mounts, isolate=False) as box:

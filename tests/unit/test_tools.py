@@ -13,10 +13,23 @@ from gradelib.errors import InstallError
 
 
 def test_every_tool_is_pinned_to_a_release_and_names_its_commands() -> None:
-    assert {"poetry", "pdm", "hatch", "pipenv", "yarn", "yarn-berry", "pnpm"} <= set(TOOLS)
+    assert {"uv", "poetry", "pdm", "hatch", "pipenv", "yarn", "yarn-berry", "pnpm"} <= set(TOOLS)
     for tool in TOOLS.values():
         assert VERSION.match(tool.version), tool
-        assert tool.commands and tool.ecosystem in ("python", "node"), tool
+        assert tool.commands and tool.ecosystem in ("python", "node", "kit"), tool
+
+
+def test_the_kits_own_uv_is_the_pinned_one_and_the_sandbox_sees_it_alone(tmp_path: Path) -> None:
+    import tomllib
+
+    from conftest import ROOT
+
+    pinned = [d for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+              if d.startswith("uv")]  # fmt: skip
+    assert pinned == [f"uv=={TOOLS['uv'].version}"], "the kit's dependency and the tool table agree"
+    uv = provision("uv", InstallSettings(cache_dir=tmp_path / "cache"))
+    assert uv.version == TOOLS["uv"].version and sorted(p.name for p in uv.bin_dir.iterdir()) == ["uv"]
+    assert uv.root == tool_folder(InstallSettings(cache_dir=tmp_path / "cache"), TOOLS["uv"], uv.version)
 
 
 BAD_VERSIONS = ["^9.0.0", ">=1", "latest", "https://evil.example/pnpm.tgz", "1.0 ; rm -rf /", "9" * 50]
