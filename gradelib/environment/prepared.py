@@ -279,7 +279,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
                     lambda folder, key: _set_up(py.setup, root, folder, key, settings),  # type: ignore[arg-type]
                 )  # fmt: skip
                 provisioned = tools.provision(py.setup.tool, settings, py.setup.version)
-                tool_env = py.setup.env(settings, provisioned.bin_dir, run=True)
+                tool_env = py.setup.env(settings, provisioned.root, run=True)
             else:
                 python = _obtain(
                     "python", pyinstall.key_parts(py, settings), settings,

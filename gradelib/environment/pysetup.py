@@ -1,9 +1,10 @@
 """Python submissions set up by the tool their files name, the kit's pinned copy, in the sandbox through
-the registry proxy: a project that names Hatch by `hatch env create`, a script with inline metadata
-(PEP 723) by `uv sync --script`. The environment is made at the sandbox's fixed environment path and
-the submission is seen at its fixed submission path, as in every later run, so `hatch run ...` or
-`uv run triage.py` in run.sh finds the same environment, in sync, offline (Hatch keys it on the
-project's path, uv a script's environment on the script's).
+the registry proxy: a project that names Hatch by `hatch env create`, a uv project (`uv.lock`) by
+`uv sync --frozen`, a Poetry project by `poetry install`, a script with inline metadata (PEP 723) by
+`uv sync --script`. The environment is made at the sandbox's fixed environment path and the
+submission is seen at its fixed submission path, as in every later run, so `hatch run ...`, `uv run`
+or `poetry run` in run.sh finds the same environment, in sync, offline (Hatch and Poetry key it on
+the project's path, uv a script's environment on the script's, an editable install points there).
 """
 
 from __future__ import annotations
@@ -34,46 +35,65 @@ VENV = "venv"
 DATA = "hatch-data"
 UV_CACHE = "uv-cache"
 SCRIPT_ENVS = "environments-v2"  # where uv keeps a script's environment in its cache
+POETRY_VENVS = "poetry-venvs"
+KIND_TOOL = {"hatch": "hatch", "uv-project": "uv", "uv-script": "uv", "poetry": "poetry"}
+COMMANDS = {
+    "hatch": ("hatch", "env", "create"),
+    "uv-project": ("uv", "sync", "--frozen"),
+    "poetry": ("poetry", "install", "--no-interaction"),
+}
 
 
 @dataclass(frozen=True)
 class PythonSetup:
-    """Which tool sets a Python project up, at which version, and why the kit chose it."""
+    """Which tool sets a Python submission up, how, at which version, and why the kit chose it."""
 
-    tool: str  # a name in tools.TOOLS
+    kind: str  # "hatch", "uv-project", "uv-script", "poetry"
     version: str
     why: str  # `run.sh runs hatch run`
     digest: str  # of the files the tool reads to make the environment: the cache key
-    scripts: tuple[str, ...] = ()  # uv: the scripts with inline metadata
+    scripts: tuple[str, ...] = ()  # uv-script: the scripts with inline metadata
+
+    @property
+    def tool(self) -> str:
+        """The tool's name in tools.TOOLS."""
+        return KIND_TOOL[self.kind]
 
     def commands(self) -> list[list[str]]:
         """The setup commands."""
-        if self.tool == "uv":
+        if self.kind == "uv-script":
             return [["uv", "sync", "--script", script] for script in self.scripts]
-        return [["hatch", "env", "create"]]
+        return [list(COMMANDS[self.kind])]
 
-    def env(self, settings: InstallSettings, bin_dir: Path, *, run: bool = False) -> dict[str, str]:
+    def env(self, settings: InstallSettings, tool_root: Path, *, run: bool = False) -> dict[str, str]:
         """What the tool reads its settings from, in setup and (`run`) in every run (the submission's own
-        pip or uv configuration is not read)."""
-        if self.tool == "uv":
-            env = {
-                "UV_CACHE_DIR": f"{STABLE_ENV}/{UV_CACHE}", "UV_PYTHON": settings.python,
-                "UV_PYTHON_DOWNLOADS": "never", "UV_NO_CONFIG": "1", "UV_NO_PROGRESS": "1",
+        pip, uv or Poetry configuration is not read)."""
+        index = settings.index_url
+        common = {"PIP_CONFIG_FILE": "/dev/null", "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"}
+        if self.kind in ("uv-script", "uv-project"):
+            env = common | {
+                "UV_CACHE_DIR": f"{STABLE_ENV}/{UV_CACHE}", "UV_PYTHON": settings.python, "UV_NO_PROGRESS": "1",
             }  # fmt: skip
+            if self.kind == "uv-project":
+                env["UV_PROJECT_ENVIRONMENT"] = f"{STABLE_ENV}/{VENV}"
             if run:
                 return env | {"UV_OFFLINE": "1"}
-            return env | ({"UV_DEFAULT_INDEX": settings.index_url} if settings.index_url else {})
-        env = {
+            return env | ({"UV_DEFAULT_INDEX": index} if index else {})
+        if self.kind == "poetry":
+            env = common | {
+                "POETRY_VIRTUALENVS_PATH": f"{STABLE_ENV}/{POETRY_VENVS}", "POETRY_VIRTUALENVS_IN_PROJECT": "false",
+                "POETRY_VIRTUALENVS_CREATE": "true", "POETRY_NO_INTERACTION": "1",
+            }  # fmt: skip
+            return env
+        env = common | {
             "HATCH_ENV_TYPE_VIRTUAL_PATH": f"{STABLE_ENV}/{VENV}",
             "HATCH_DATA_DIR": f"{STABLE_ENV}/{DATA}",
             "HATCH_PYTHON": settings.python,
-            "HATCH_ENV_TYPE_VIRTUAL_UV_PATH": str(bin_dir / "uv"),
+            "HATCH_ENV_TYPE_VIRTUAL_UV_PATH": str(tool_root / "bin" / "uv"),  # the uv Hatch comes with
             "HATCH_INTERACTIVE": "false",
-            "UV_NO_CONFIG": "1",
-            "PIP_CONFIG_FILE": "/dev/null",
         }
-        if settings.index_url:
-            env |= {"UV_DEFAULT_INDEX": settings.index_url, "PIP_INDEX_URL": settings.index_url}
+        if index:
+            env |= {"UV_DEFAULT_INDEX": index, "PIP_INDEX_URL": index}
         return env
 
     def to_dict(self) -> dict[str, Any]:
@@ -85,10 +105,37 @@ class PythonSetup:
 
 
 def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup | None:
-    """Hatch, when the submission's files name it: `hatch.toml`, `[tool.hatch.envs]`, or `hatch run` in
-    run.sh, a Makefile or the README; else uv, for scripts at the top with inline metadata. None
-    otherwise (the kit's own installers then)."""
-    return _hatch(reader, pyproject) or _scripts(reader)
+    """The tool the submission's files name, first of: Hatch (`hatch.toml`, `[tool.hatch.envs]`, or
+    `hatch run` in run.sh, a Makefile or the README), uv (`uv.lock`), Poetry (`poetry.lock` or
+    `[tool.poetry]`), uv for scripts at the top with inline metadata (PEP 723). None otherwise (the
+    kit's own installers then; a Pipfile is still theirs)."""
+    return (
+        _hatch(reader, pyproject)
+        or _by_file(reader, "uv-project", "uv.lock", (PYPROJECT, "uv.lock"))
+        or _by_file(reader, "poetry", "poetry.lock", (PYPROJECT, "poetry.lock"))
+        or _poetry_project(reader, pyproject)
+        or _scripts(reader)
+    )
+
+
+def _setup(reader: Reader, kind: str, why: str, files: tuple[str, ...], **more: Any) -> PythonSetup:
+    digest = hashlib.sha256()
+    for name in files:
+        digest.update(name.encode() + b"\0" + (reader.read(name) or b"") + b"\0")
+    return PythonSetup(kind, tools.TOOLS[KIND_TOOL[kind]].version, why, digest.hexdigest(), **more)
+
+
+def _by_file(reader: Reader, kind: str, name: str, files: tuple[str, ...]) -> PythonSetup | None:
+    if not reader.exists(name):
+        return None
+    return _setup(reader, kind, f"the submission has a {name}", files)
+
+
+def _poetry_project(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup | None:
+    tool = (pyproject or {}).get("tool")
+    if not (isinstance(tool, dict) and isinstance(tool.get("poetry"), dict)):
+        return None
+    return _setup(reader, "poetry", "pyproject.toml is a Poetry project ([tool.poetry])", (PYPROJECT,))
 
 
 def _scripts(reader: Reader) -> PythonSetup | None:
@@ -102,10 +149,10 @@ def _scripts(reader: Reader) -> PythonSetup | None:
     digest = hashlib.sha256()
     for name in scripts:
         data = reader.read(name) or b""
-        digest.update(name.encode() + b"\0" + data[SCRIPT_BLOCK.search(data).start() :].split(b"\n# ///", 2)[0])  # type: ignore[union-attr]
-    uv = tools.TOOLS["uv"]
+        start = SCRIPT_BLOCK.search(data)
+        digest.update(name.encode() + b"\0" + data[start.start() if start else 0 :].split(b"\n# ///", 2)[0])
     why = f"{', '.join(scripts)} declare{'s' if len(scripts) == 1 else ''} dependencies inline (PEP 723)"
-    return PythonSetup(uv.name, uv.version, why, digest.hexdigest(), tuple(scripts))
+    return PythonSetup("uv-script", tools.TOOLS["uv"].version, why, digest.hexdigest(), tuple(scripts))
 
 
 def _hatch(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup | None:
@@ -124,11 +171,7 @@ def _hatch(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup |
                 break
     if why is None:
         return None
-    digest = hashlib.sha256()
-    for name in (PYPROJECT, HATCH_TOML):
-        digest.update(name.encode() + b"\0" + (reader.read(name) or b"") + b"\0")
-    hatch = tools.TOOLS["hatch"]
-    return PythonSetup(hatch.name, hatch.version, why, digest.hexdigest())
+    return _setup(reader, "hatch", why, (PYPROJECT, HATCH_TOML))
 
 
 def run(setup: PythonSetup, root: Path, folder: Path, settings: InstallSettings) -> dict[str, Any]:
@@ -147,7 +190,7 @@ def run(setup: PythonSetup, root: Path, folder: Path, settings: InstallSettings)
         made.append(venv)
         shutil.move(str(out), str(target))
 
-    env = setup.env(settings, provisioned.bin_dir)
+    env = setup.env(settings, provisioned.root)
     done = toolsetup.run(
         provisioned, root, setup.commands(), env, settings, "", collect, ecosystem="python", stable=True
     )
@@ -156,11 +199,14 @@ def run(setup: PythonSetup, root: Path, folder: Path, settings: InstallSettings)
 
 def _venv(setup: PythonSetup, out: Path) -> str | None:
     """The environment's folder inside `out` (a script's: the first script's, in uv's cache)."""
-    if setup.tool != "uv":
-        return VENV if (out / VENV / "bin" / "python").exists() else None
-    stem = Path(setup.scripts[0]).stem
-    found = sorted(p for p in (out / UV_CACHE / SCRIPT_ENVS).glob(f"{stem}-*") if (p / "bin" / "python").exists())
-    return str(found[0].relative_to(out)) if found else None
+    if setup.kind == "uv-script":
+        found = sorted((out / UV_CACHE / SCRIPT_ENVS).glob(f"{Path(setup.scripts[0]).stem}-*"))
+    elif setup.kind == "poetry":
+        found = sorted((out / POETRY_VENVS).glob("*"))
+    else:
+        found = [out / VENV]
+    made = [path for path in found if (path / "bin" / "python").exists()]
+    return str(made[0].relative_to(out)) if made else None
 
 
 def installed(venv: Path) -> tuple[tuple[str, str, bool], ...]:

@@ -29,6 +29,7 @@ FOLDER = "tools"
 VERSION = re.compile(r"^[0-9]+(\.[0-9A-Za-z]+){0,3}([-+.][0-9A-Za-z.]+)?$")  # a release, never a URL or a range
 MAX_VERSION_CHARS = 40
 TOOL_BYTES = 512 * 1024 * 1024  # what one tool's folder may grow to while it is provisioned
+COMMANDS = "commands"  # a Python tool's own commands, linked, for PATH
 
 
 @dataclass(frozen=True)
@@ -120,9 +121,32 @@ def bin_dir(tool: Tool, folder: Path) -> Path:
 def _ready(tool: Tool, version: str, folder: Path) -> Provisioned | None:
     """The provisioned tool in `folder`, or None when it is not (or not whole) there."""
     folder_bin = bin_dir(tool, folder)
-    if all(os.access(folder_bin / command, os.X_OK) for command in tool.commands[:1]):
-        return Provisioned(tool, version, folder_bin, folder)
-    return None
+    if not all(os.access(folder_bin / command, os.X_OK) for command in tool.commands[:1]):
+        return None
+    if tool.ecosystem == "python":
+        return Provisioned(tool, version, _commands_only(tool, folder), folder)
+    return Provisioned(tool, version, folder_bin, folder)
+
+
+def _commands_only(tool: Tool, folder: Path) -> Path:
+    """A folder holding links to the tool's own commands only, for PATH: its environment's bin also has
+    `python` and its dependencies' scripts, which must never stand in for the submission's."""
+    commands = folder / COMMANDS
+    if all((commands / name).is_symlink() for name in tool.commands):
+        return commands
+    work = Path(tempfile.mkdtemp(prefix=".commands-", dir=folder))
+    try:
+        for name in tool.commands:
+            (work / name).symlink_to(Path("..") / "bin" / name)
+        os.chmod(work, 0o755)  # noqa: S103 - read by the sandbox's user, as every tool folder is
+        try:
+            work.rename(commands)
+        except OSError:
+            if not commands.is_dir():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return commands
 
 
 def _kit_tool(tool: Tool, wanted: str, settings: InstallSettings) -> Provisioned:

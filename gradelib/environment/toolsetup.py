@@ -22,7 +22,9 @@ from gradelib.sandbox.registryproxy import RegistryProxy, registry_hosts
 
 SETUP_MEMORY_BYTES = 3 * 1024**3
 ERROR_LINES = 6
-TRUST_VARIABLES = ("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR")
+TRUST_VARIABLES = (
+    "NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "PIP_CERT", "CURL_CA_BUNDLE",
+)  # fmt: skip
 SYSTEM_TRUST = ("/etc/", "/usr/")
 ENV_OUT = "env"  # the folder a tool's environment is made in, seen at STABLE_ENV during the setup
 

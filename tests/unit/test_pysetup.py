@@ -56,8 +56,9 @@ def test_the_environment_is_made_at_the_fixed_path_from_the_configured_index(tmp
     setup = detect(Reader(tmp_path), tomllib.loads(PROJECT))
     assert setup is not None
     settings = InstallSettings(cache_dir=tmp_path / "cache", index_url="https://mirror.example/simple")
-    env = setup.env(settings, Path("/cache/tools/hatch/bin"))
+    env = setup.env(settings, Path("/cache/tools/hatch"))
     assert env["HATCH_ENV_TYPE_VIRTUAL_PATH"] == f"{STABLE_ENV}/venv"
+    assert env["HATCH_ENV_TYPE_VIRTUAL_UV_PATH"] == "/cache/tools/hatch/bin/uv"
     assert env["HATCH_DATA_DIR"].startswith(STABLE_ENV) and env["HATCH_PYTHON"] == settings.python
     assert env["UV_DEFAULT_INDEX"] == "https://mirror.example/simple" and env["UV_NO_CONFIG"] == "1"
     again = detect(Reader(tmp_path), tomllib.loads(PROJECT))

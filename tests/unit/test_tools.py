@@ -52,5 +52,7 @@ def test_a_tool_already_in_the_cache_is_used_as_it_is(tmp_path: Path) -> None:
     (folder / "bin").mkdir(parents=True)
     (folder / "bin" / "hatch").write_text("#!/bin/sh\n")
     os.chmod(folder / "bin" / "hatch", 0o700)
+    (folder / "bin" / "python").write_text("#!/bin/sh\n")
     found = provision("hatch", settings)
-    assert found.command() == folder / "bin" / "hatch" and found.version == TOOLS["hatch"].version
+    assert found.command().resolve() == folder / "bin" / "hatch" and found.version == TOOLS["hatch"].version
+    assert sorted(p.name for p in found.bin_dir.iterdir()) == ["hatch"], "PATH gets the tool, not its python"

@@ -14,6 +14,7 @@ from typing import Any
 
 from gradelib.display import errorline
 from gradelib.environment import Environment
+from gradelib.environment.tools import TOOLS
 from gradelib.errors import UnsafeFile
 from gradelib.lazy import cached
 from gradelib.result import LineResult
@@ -68,8 +69,15 @@ class Variation:
     described: tuple[str, ...] = field(default_factory=tuple)
 
 
-def variations() -> tuple[Variation, Variation]:
-    """The two replay environments; everything cheap that a deterministic program ignores."""
+def variations(environment: Environment | None = None) -> tuple[Variation, Variation]:
+    """The two replay environments; everything cheap that a deterministic program ignores.
+
+    When the tool that set the submission up keys its environment on the submission's path, the
+    working path cannot vary; when that tool is a Python package manager that starts the program
+    (`poetry run`, `hatch run`), the clock is not shifted (libfaketime breaks its waits). The
+    evidence says so."""
+    stable_paths = environment is not None and environment.mounts().stable_paths
+    runner = _python_runner(environment)
     first = Variation(
         "run A",
         {"PYTHONHASHSEED": "1", "TZ": "GMT+12", "LANG": "C", "LC_ALL": "C"},
@@ -90,13 +98,17 @@ def variations() -> tuple[Variation, Variation]:
         "TZ GMT+12 -> GMT-14",
         "locale C -> C.UTF-8",
         "umask 022 -> 002",
-        "working path (another, deeper folder)",
+        "working path NOT varied: the tool that set the submission up keys its environment on it"
+        if stable_paths
+        else "working path (another, deeper folder)",
         "file creation order reversed",
         "hostname",
         "PATH extra entry",
     ]
     faketime = libfaketime()
-    if faketime:
+    if faketime and runner:
+        described.append(f"clock NOT shifted: {runner}, which starts the program, fails under libfaketime")
+    elif faketime:
         env_b |= {"LD_PRELOAD": faketime, "FAKETIME": "+398d", "FAKETIME_DONT_FAKE_MONOTONIC": "1"}
         described.append("clock +398 days (libfaketime)")
     else:
@@ -106,6 +118,13 @@ def variations() -> tuple[Variation, Variation]:
         described.append("CPU count 1 (taskset)")
     second = Variation("run B", env_b, 0o002, "elsewhere/deeper", True, "replay-b", cpus, tuple(described))
     return first, second
+
+
+def _python_runner(environment: Environment | None) -> str | None:
+    """The Python package manager that set the submission up (Hatch, Poetry), if one did."""
+    python = environment.python if environment is not None else None
+    tool = str((python.setup or {}).get("tool")) if python is not None and python.setup else ""
+    return tool if tool in TOOLS and TOOLS[tool].ecosystem == "python" else None
 
 
 @dataclass(frozen=True)
@@ -340,7 +359,7 @@ class ReplayRuns(BaseGrading):
     @cached
     def replays(self) -> tuple[Replay, Replay]:
         """The two replays of the identical check, run side by side."""
-        first, second = variations()
+        first, second = variations(self.environment)
         with ThreadPoolExecutor(2) as pool:
             a = pool.submit(self._replay, first, trace_files=True)
             b = pool.submit(self._replay, second)

@@ -15,7 +15,7 @@ def judge(grading: ReplayRuns) -> LineResult:
         return early
     a, b = grading.replays
     evidence: dict[str, Any] = {
-        "variations": list(variations()[1].described),
+        "variations": list(variations(grading.environment)[1].described),
         "runs": [a.run.evidence(), b.run.evidence()],
     }
     for replay in (a, b):
