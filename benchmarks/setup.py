@@ -1,0 +1,158 @@
+"""What setting a submission up with its own tool costs: the kit's sandboxed setup, cold and warm, against
+the same tool run bare on the host.
+
+    .venv/bin/python benchmarks/setup.py
+    .venv/bin/python benchmarks/setup.py --keep /tmp/setup-bench
+
+The cohort is the packaging samples set up by a real tool (yarn, yarn berry, pnpm, Hatch, uv,
+Poetry: `tests/e2e/packaging/` and `tests/e2e/setups/`). The tools are provisioned first (the tool
+table is cached once per machine, so it is not part of a setup's cost). For each submission:
+- cold: `prepare` with an empty environment cache: the setup in the sandbox, through the registry
+  proxy, plus moving what it made into the cache;
+- bare: the same command of the same tool in a plain copy on the host, with the same settings
+  and an empty download cache of its own, no sandbox and no proxy (the tool's own time);
+- warm: `prepare` again (the environment is in the cache).
+The target: cold at most the tool's own time plus 20 %, warm within benchmarks/deps.py's warm target.
+The last line reads `setups of N: cold/bare ratio R (target 1.20), warm W s per submission`.
+
+It starts the candidates' package managers outside the sandbox for the bare runs (lifecycle
+scripts off, as in the kit); only run it on the repository's own samples, which is all it uses.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import kitpython
+
+kitpython.ensure_kit()  # re-executes with the repository's venv when needed
+
+from gradelib.environment import InstallSettings, nodeinstall, npm, prepare, read_declaration, tools  # noqa: E402
+from gradelib.environment.nodesetup import provision as provision_node  # noqa: E402
+from gradelib.sandbox.mounts import STABLE_ENV  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDERS = (ROOT / "tests" / "e2e" / "packaging", ROOT / "tests" / "e2e" / "setups")
+COLD_TARGET = 1.20  # the kit's cold setup / the tool's own time
+WARM_TARGET = 0.5  # seconds per submission (benchmarks/deps.py)
+
+
+def set_up_by_a_tool() -> list[Path]:
+    """The samples whose files name a tool the kit runs itself."""
+    packaging, setups = FOLDERS
+    candidates = [p for takehome in packaging.iterdir() if takehome.is_dir() for p in takehome.iterdir()]
+    candidates += list(setups.iterdir())
+    found = []
+    for path in sorted(p for p in candidates if p.is_dir()):
+        declaration = read_declaration(path)
+        node = declaration.node
+        if (declaration.python and declaration.python.setup) or (node and nodeinstall.setup_of(node)):
+            found.append(path)
+    return found
+
+
+def bare_command(path: Path, settings: InstallSettings, scratch: Path) -> tuple[list[list[str]], dict[str, str]]:
+    """The tool's own commands and settings for `path`, with the sandbox's fixed paths made host folders."""
+    declaration = read_declaration(path)
+    env = dict(os.environ)
+    if declaration.python and declaration.python.setup:
+        setup = declaration.python.setup
+        provisioned = tools.provision(setup.tool, settings, setup.version)
+        theirs = setup.env(settings, provisioned.root)
+        env |= {k: v.replace(STABLE_ENV, str(scratch / "env")) for k, v in theirs.items()}
+        commands = setup.commands()
+    else:
+        node = nodeinstall.setup_of(declaration.node)  # type: ignore[arg-type]
+        assert node is not None
+        node, provisioned, _ = provision_node(node, settings)
+        registry = npm.registry(settings)
+        theirs = {k: v for k, v in node.env(registry).items() if "PROXY" not in k}  # bare: no kit proxy
+        env |= theirs | {"YARN_CACHE_FOLDER": str(scratch / "store")}
+        commands = [node.argv(registry)]
+    env["PATH"] = f"{provisioned.bin_dir}:{env['PATH']}"
+    return commands, env
+
+
+def bare_seconds(path: Path, settings: InstallSettings, work: Path) -> float:
+    """The tool's own time on a plain copy of `path`, with an empty download cache of its own."""
+    copy = work / "bare" / path.name
+    shutil.rmtree(copy.parent, ignore_errors=True)
+    shutil.copytree(path, copy, ignore=shutil.ignore_patterns("node_modules", ".venv"))
+    scratch = work / "bare-scratch"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    commands, env = bare_command(path, settings, scratch)
+    env |= {"HOME": str(scratch / "home"), "XDG_CACHE_HOME": str(scratch / "cache")}
+    started = time.perf_counter()
+    for argv in commands:
+        done = subprocess.run(argv, cwd=copy, env=env, capture_output=True, text=True, check=False, timeout=900)
+        if done.returncode != 0:
+            raise SystemExit(f"{path.name}: {' '.join(argv)} failed bare: {(done.stdout + done.stderr)[-800:]}")
+    return time.perf_counter() - started
+
+
+def run(work: Path) -> str:
+    """Measure and return the printed report."""
+    samples = set_up_by_a_tool()
+    if not samples:
+        raise SystemExit("no sample is set up by a tool")
+    tools_cache = work / "tools-cache"
+    rows, cold, bare, warm = [], [], [], []
+    for path in samples:
+        settings = InstallSettings(cache_dir=tools_cache)
+        bare_s = bare_seconds(path, settings, work)  # also provisions the tool into the shared cache
+        envs = tools_cache / "envs"
+        shutil.rmtree(envs, ignore_errors=True)  # a cold environment cache; the tools stay
+        started = time.perf_counter()
+        env = prepare(path, settings)
+        cold_s = time.perf_counter() - started
+        if env.error:
+            raise SystemExit(f"{path.name}: {env.error}")
+        started = time.perf_counter()
+        prepare(path, settings)
+        warm_s = time.perf_counter() - started
+        tool = next(i.setup for i in (env.python, env.node) if i is not None and i.setup)
+        rows.append(
+            f"{path.name:<18} {tool['tool']:<11} {tool['version']:<9} bare {bare_s:6.2f} s  cold {cold_s:6.2f} s"
+            f"  ratio {cold_s / bare_s:5.2f}  warm {warm_s:.4f} s"
+        )
+        cold.append(cold_s)
+        bare.append(bare_s)
+        warm.append(warm_s)
+    ratio = sum(cold) / sum(bare)
+    warm_mean = statistics.fmean(warm)
+    return "\n".join([
+        *rows,
+        f"cold: {sum(cold):.1f} s for {len(samples)} setups, bare tools {sum(bare):.1f} s:"
+        f" {'met' if ratio <= COLD_TARGET else 'NOT met'} (target {COLD_TARGET:.2f})",
+        f"warm: {warm_mean:.4f} s per submission: {'met' if warm_mean <= WARM_TARGET else 'NOT met'}",
+        f"setups of {len(samples)}: cold/bare ratio {ratio:.2f} (target {COLD_TARGET:.2f}),"
+        f" warm {warm_mean:.4f} s per submission",
+    ])  # fmt: skip
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse, measure, print."""
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--keep", type=Path, help="keep the copies and caches in this folder")
+    args = parser.parse_args(argv)
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        print(run(args.keep))
+    else:
+        with tempfile.TemporaryDirectory(prefix="gradelib-setup-") as tmp:
+            print(run(Path(tmp)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
