@@ -3,7 +3,8 @@
 A grading has a deadline, kept from outside its kernel: when it is spent, the kernel's whole
 process group is killed (its sandboxed runs and loopback servers go with it), and nbclient,
 whose asynchronous client notices a dead kernel within a second, ends the run. A kernel that
-dies on its own (killed, out of memory) ends it the same way; the error says which.
+stays stopped (it no longer answers) is killed the same way after STOPPED_SECONDS, and one that
+dies on its own (killed, out of memory) ends it too; the error says which.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import os
 import signal
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -23,6 +25,9 @@ CELL_TIMEOUT = 900  # one cell may run every sandboxed command of a submission
 KERNEL = "python3"
 DEADLINE_MESSAGE = "the kit's grading took longer than {seconds:g} s; killed"
 DIED_MESSAGE = "the notebook's kernel died: {how}"
+STOPPED_SECONDS = 30  # a kernel stopped (SIGSTOP, a debugger) this long is hung: killed, the grading an error
+STOPPED_MESSAGE = "the notebook's kernel stopped answering (stopped for {seconds} s): killed"
+WATCH_SECONDS = 1.0
 
 
 @dataclass
@@ -32,6 +37,7 @@ class KernelWatch:
     pid: int | None = None
     pgid: int | None = None
     expired: bool = False
+    stopped: bool = False  # killed because it stayed stopped
     manager: Any = None
     done: bool = False  # the run is over: its pids may belong to another process by now
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -56,6 +62,24 @@ class KernelWatch:
         with self.lock:
             self.done = True
 
+    def watch_stops(self, stopped_seconds: float = STOPPED_SECONDS) -> None:
+        """Until the run is over: kill the kernel once it has stayed stopped for `stopped_seconds` (it no
+        longer answers, and nothing else would end the grading before its deadline, half an hour on)."""
+        since: float | None = None
+        while not self.done:
+            time.sleep(WATCH_SECONDS)
+            now = time.monotonic()
+            if self.pid is None or not _stopped(self.pid):
+                since = None
+                continue
+            since = since if since is not None else now
+            if now - since >= stopped_seconds:
+                with self.lock:
+                    if not self.done:
+                        self.stopped = True
+                        self.kill()
+                return
+
     def exit_code(self) -> int | None:
         """The kernel's exit code once it has exited (negative: the signal that killed it)."""
         provisioner = getattr(self.manager, "provisioner", None)
@@ -63,6 +87,16 @@ class KernelWatch:
         with contextlib.suppress(Exception):
             return process.poll() if process is not None else None
         return None
+
+
+def _stopped(pid: int) -> bool:
+    """Whether the process is stopped (state T or t in /proc: SIGSTOP, a tracer)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            state = handle.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state in (b"T", b"t")
 
 
 def notebook_for(takehome: str) -> Path:
@@ -154,6 +188,7 @@ def execute(
 
     watch = KernelWatch()
     timer = threading.Timer(deadline, watch.expire) if deadline else None
+    threading.Thread(target=watch.watch_stops, name="gradelib-kernel-stops", daemon=True).start()
     try:
         with contextlib.ExitStack() as stack:
             if timer is not None:
@@ -198,6 +233,8 @@ def _kernel_gone(watch: KernelWatch, deadline: float | None) -> str | None:
     """Why the run ended with the kernel gone: the deadline, or the signal that killed it; None otherwise."""
     if watch.expired and deadline:
         return DEADLINE_MESSAGE.format(seconds=deadline)
+    if watch.stopped:
+        return STOPPED_MESSAGE.format(seconds=STOPPED_SECONDS)
     code = watch.exit_code()
     if code is None:
         return None

@@ -124,6 +124,25 @@ def test_a_stopped_kernel_is_killed_at_the_grading_deadline(tmp_path: Path) -> N
     assert not _mounts_under(tmp), "the killed kernel's workspace is unmounted"
 
 
+def test_a_stopped_kernel_is_an_error_within_a_minute_not_at_the_half_hour_deadline(tmp_path: Path) -> None:
+    """A kernel SIGSTOPped mid-grading no longer answers: the batch ends that grading once it has stayed
+    stopped for STOPPED_SECONDS (the deadline for one grading is the sum of every cap, half an hour),
+    says what hung, and grades the others."""
+    from gradelib.execution.execute import STOPPED_MESSAGE, STOPPED_SECONDS
+
+    cohort = _cohort(tmp_path / "cohort", {"a": "42", "b-stopped": "kit-fault: sigstop", "c": "41"})
+    reports, tmp = tmp_path / "reports", tmp_path / "t"
+    started = time.monotonic()
+    done = _grade(cohort, "--reports", reports, "--jobs", "2", tmp=tmp)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert elapsed < STOPPED_SECONDS + BATCH_BOUND, f"the stopped kernel held the batch {elapsed:.0f} s"
+    runs = _latest(reports / "gradebook.sqlite")
+    assert runs["b-stopped"] == ("error", STOPPED_MESSAGE.format(seconds=STOPPED_SECONDS))
+    assert runs["a"][0] == runs["c"][0] == "graded"
+    assert not processes_matching(str(tmp)), "nothing of the stopped grading is left"
+
+
 def test_the_grading_timeout_must_be_positive(tmp_path: Path) -> None:
     done = _grade(_cohort(tmp_path / "cohort", {"a": "42"}), "--reports", tmp_path / "r", "--grading-timeout", "0")
     assert done.returncode == 2
