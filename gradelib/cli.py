@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from gradelib import safetext, takehomes
 from gradelib.cohort import meeting
-from gradelib.errors import GradebookError, GradelibError
+from gradelib.errors import GradebookError, GradelibError, SchedulerLost
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
 from gradelib.review import clarifications, reportfiles, rubricview, worklist
@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from gradelib.environment import InstallSettings
 
 EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by SIGINT
+EXIT_SCHEDULER_LOST = 3  # the Dask scheduler went away mid-batch: what was left is not graded
 EXIT_SIGTERM = 143
 
 
@@ -552,6 +553,9 @@ def _run(args: argparse.Namespace) -> int:
             written = handout.write_handout(args.takehome, args.dest)
             print(json.dumps({"handout": args.takehome, "dest": str(args.dest), "files": len(written)}))
             return 0
+    except SchedulerLost as exc:
+        print(f"gradelib: {exc}", file=sys.stderr)
+        return EXIT_SCHEDULER_LOST
     except GradelibError as exc:
         print(f"gradelib: {exc}", file=sys.stderr)
         return 2

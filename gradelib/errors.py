@@ -71,6 +71,30 @@ class ReportsUnwritable(GradelibError):
         self.reason = reason
 
 
+class BatchRunning(GradelibError):
+    """Another batch is grading into the same reports folder or gradebook: this one did nothing."""
+
+    def __init__(self, holder: str, reports: object, gradebook: object) -> None:
+        super().__init__(
+            f"another `gradelib grade` ({holder}) is grading into {reports} (gradebook {gradebook}):"
+            " this batch graded nothing; run it again when that one has finished (it grades only what is left)"
+        )
+        self.holder = holder
+
+
+class SchedulerLost(GradelibError):
+    """The Dask scheduler went away mid-batch and did not come back: the kit's fault, not a candidate's."""
+
+    def __init__(self, scheduler: str, not_graded: int) -> None:
+        super().__init__(
+            f"the Dask scheduler at {scheduler or 'the given address'} went away mid-batch and did not come back:"
+            f" {not_graded} submission(s) not graded (nothing recorded for them); start it again and run the"
+            " same command: it grades only what is left"
+        )
+        self.scheduler = scheduler
+        self.not_graded = not_graded
+
+
 class GradebookError(GradelibError):
     """A gradebook database or export cannot be used: unreadable, not a gradebook, newer schema, stuck lock."""
 

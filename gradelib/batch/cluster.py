@@ -12,7 +12,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import CancelledError
 from typing import Any
 
 from distributed import Client, WorkerPlugin
@@ -21,13 +23,14 @@ from distributed.core import Status
 
 from gradelib.batch import worker as grading
 from gradelib.batch.parcel import Artifacts, Parcel
-from gradelib.errors import GradelibError
+from gradelib.errors import GradelibError, SchedulerLost
 from gradelib.sandbox import diskcap
 
 RESOURCE = "gradelib-sandbox"  # what an able worker has one of per thread, and a grading task needs
 PLUGIN_NAME = "gradelib-sandbox-probe"
 SCHEDULER_TIMEOUT = 10  # seconds to reach a Dask scheduler
 WORKERS_TIMEOUT = 60  # seconds to wait for a first worker to join
+RECONNECT_SECONDS = 30.0  # a scheduler lost mid-batch may come back this long (a restart)
 LOG = logging.getLogger("gradelib.batch.cluster")
 
 _problem: str | None = None  # on a worker: why it cannot sandbox (None: it can, or not probed yet)
@@ -89,27 +92,71 @@ def _able_workers(client: Client, scheduler: str, notice: Callable[[str], None])
 
 @contextlib.contextmanager
 def session(scheduler: str, notice: Callable[[str], None]) -> Iterator[Client]:
-    """A client of the scheduler whose workers have been probed; fails before anything is graded."""
-    with connect(scheduler) as client:
-        _able_workers(client, scheduler, notice)
-        yield client
+    """A client of the scheduler whose workers have been probed; fails before anything is graded.
 
-
-def run_parcels(client: Client, parcels: Sequence[Parcel]) -> Iterator[tuple[Parcel, Artifacts | BaseException]]:
-    """Grade every parcel on the cluster; each one's artifacts (or what killed it), in order of completion."""
-    futures = {
-        client.submit(grading.grade_parcel, item, key=item.key, pure=False, resources={RESOURCE: 1}): item
-        for item in parcels
-    }
+    Dask's own client logs a lost scheduler as an error with a traceback; the batch says it in one
+    line of its own (SchedulerLost), so that logger is quiet while the session lasts."""
+    loud = logging.getLogger("distributed.client")
+    level = loud.level
+    loud.setLevel(logging.CRITICAL)
     try:
-        for future in dask_completed(futures):
+        with connect(scheduler) as client:
+            _able_workers(client, scheduler, notice)
+            yield client
+    finally:
+        loud.setLevel(level)
+
+
+def run_parcels(
+    client: Client, parcels: Sequence[Parcel], scheduler: str = ""
+) -> Iterator[tuple[Parcel, Artifacts | BaseException]]:
+    """Grade every parcel on the cluster; each one's artifacts (or what killed it), in order of completion.
+
+    A scheduler lost mid-batch is waited for RECONNECT_SECONDS: back (a restart), the gradings it lost
+    are sent again; gone, SchedulerLost says how many were not graded (none of them is a result)."""
+    futures = {_submit(client, item): item for item in parcels}
+    pending = set(futures)
+    completed = dask_completed(futures)
+    try:
+        for future in completed:
             item = futures[future]
             try:
                 result: Artifacts | BaseException = future.result()
             except Exception as exc:  # KilledWorker after repeated worker deaths, a crash in the task
-                result = exc
+                if not _scheduler_lost(client, exc):
+                    result = exc
+                else:
+                    if not _back(client):
+                        raise SchedulerLost(scheduler, len(pending)) from None
+                    again = _submit(client, item)  # the restarted scheduler knows nothing of it
+                    pending.discard(future)
+                    futures[again] = item
+                    pending.add(again)
+                    completed.add(again)
+                    continue
+            pending.discard(future)
             future.release()  # the worker may drop the artifacts now
             yield item, result
     except BaseException:  # the driver stopped (Ctrl+C, SIGTERM, a full reports folder): so do its tasks
-        client.cancel(list(futures), force=True)
+        with contextlib.suppress(Exception):
+            client.cancel(list(futures), force=True)
         raise
+
+
+def _submit(client: Client, item: Parcel) -> Any:
+    return client.submit(grading.grade_parcel, item, key=item.key, pure=False, resources={RESOURCE: 1})
+
+
+def _scheduler_lost(client: Client, exc: BaseException) -> bool:
+    """Whether a task failed because the driver lost its scheduler (not because of the grading)."""
+    return isinstance(exc, CancelledError) and client.status != "running"
+
+
+def _back(client: Client) -> bool:
+    """Whether the client is connected again within RECONNECT_SECONDS (the scheduler was restarted)."""
+    deadline = time.monotonic() + RECONNECT_SECONDS
+    while time.monotonic() < deadline:
+        if client.status == "running":
+            return True
+        time.sleep(0.5)
+    return client.status == "running"

@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 from gradelib import __version__, similarity
-from gradelib.batch import staging
+from gradelib.batch import batchlock, staging
 from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
 from gradelib.batch.reportname import report_stem
 from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
 from gradelib.environment.capped import size_text
 from gradelib.environment.settings import InstallSettings
-from gradelib.errors import GradelibError, ReportsUnwritable
+from gradelib.errors import GradelibError, ReportsUnwritable, SchedulerLost
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
 from gradelib.notebook import views_path
 from gradelib.review.reportfiles import refresh_report
@@ -246,6 +246,7 @@ def grade(
             progress(done, len(found), outcome)
 
     with contextlib.ExitStack() as stack:
+        stack.enter_context(batchlock.held(paths_.reports, paths_.gradebook))  # one batch at a time, or refuse
         client = stack.enter_context(_cluster_session(scheduler, notice)) if scheduler else None  # fail early
         if not scheduler:  # a kernel killed mid-grading (deadline, Ctrl+C) leaves its capped workspace mounted
             stack.callback(diskcap.sweep_stale)
@@ -265,13 +266,18 @@ def grade(
         open_runs = {job.run_id: job for job in pending}
         said: set[str] = set()
         try:
-            for job, result in _run_all(pending, jobs, client):
+            for job, result in _run_all(pending, jobs, client, scheduler):
                 open_runs.pop(job.run_id, None)
                 report(_record(book, job, result, paths_))
                 for message in () if isinstance(result, BaseException) else result.notices:
                     if notice and message not in said:
                         said.add(message)
                         notice(message)
+        except SchedulerLost:  # the kit's cluster, not the candidates': no error line for what never ran
+            for run_id in open_runs:
+                with contextlib.suppress(GradelibError):
+                    book.drop_run(run_id)
+            raise
         except BaseException:  # Ctrl+C, SIGTERM, a full reports folder: nothing half done, the rest for next time
             for run_id in open_runs:
                 with contextlib.suppress(GradelibError):
@@ -379,7 +385,7 @@ def _cluster_session(scheduler: str, notice: Callable[[str], None] | None) -> It
 
 
 def _run_all(
-    pending: Sequence[_Job], jobs: int | None, client: Any
+    pending: Sequence[_Job], jobs: int | None, client: Any, scheduler: str | None = None
 ) -> Iterator[tuple[_Job, Artifacts | BaseException]]:
     """Each job's artifacts (or the exception that killed its worker), in order of completion."""
     if not pending:
@@ -388,7 +394,7 @@ def _run_all(
     if client is not None:
         from gradelib.batch import cluster
 
-        for item, result in cluster.run_parcels(client, [job.parcel for job in pending]):
+        for item, result in cluster.run_parcels(client, [job.parcel for job in pending], scheduler or ""):
             yield by_key[item.key], result
         return
     workers = max(1, min(jobs or default_jobs(), len(pending)))

@@ -537,6 +537,15 @@ class Gradebook:
 
         self._write(work)
 
+    def drop_run(self, run_id: int) -> None:
+        """Remove a run that is still "running" and never graded anything (the batch lost its cluster):
+        a submission that never ran gets no error line. A finished run is never removed."""
+
+        def work(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM runs WHERE id = ? AND status = 'running'", (run_id,))
+
+        self._write(work)
+
     def latest_run(self, takehome: str, name: str, *, graded_only: bool = False) -> RunRow | None:
         """The submission's most recent run (only "graded" ones when asked), or None."""
         rows = self._read(

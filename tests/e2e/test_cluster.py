@@ -270,3 +270,83 @@ def test_a_driver_stopped_with_sigterm_cancels_its_tasks_on_the_cluster(cluster:
         assert proc.returncode == 143, err
         assert "interrupted (SIGTERM)" in err
         _wait_for(lambda: not grading_tasks(), "the tasks cancelled", timeout=15)
+
+
+def test_a_scheduler_lost_mid_batch_is_one_error_of_the_kit_and_no_error_line(
+    tmp_path: Path, tiny_takehome: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The scheduler dies after the first report: the batch waits for it (a restart would be reconnected
+    to), then stops with one SchedulerLost naming it and how many were not graded; those get no run at
+    all, and the next batch on a new scheduler grades exactly them."""
+    from gradelib.batch import cluster as dask_cluster
+    from gradelib.errors import SchedulerLost
+
+    monkeypatch.setattr(dask_cluster, "RECONNECT_SECONDS", 3.0)
+    base = tmp_path / "driver"
+    base.mkdir()
+    cohort = _cohort(base, "cohort-lost")
+    reports = base / "reports"
+    own = _own_cluster(tmp_path / "first")
+    outcomes: list[batch.GradeOutcome] = []
+    try:
+
+        def progress(done: int, total: int, outcome: batch.GradeOutcome | None) -> None:
+            if outcome is not None:
+                outcomes.append(outcome)
+            if done == 1:
+                own.scheduler.kill()
+
+        with pytest.raises(SchedulerLost) as lost:
+            batch.grade([cohort], reports=reports, scheduler=own.address, progress=progress)
+    finally:
+        own.stop()
+    assert own.address in str(lost.value) and "\n" not in str(lost.value)
+    graded = {o.submission for o in outcomes}
+    assert all(o.status == "graded" for o in outcomes) and 1 <= len(graded) < len(COHORT)
+    assert lost.value.not_graded == len(COHORT) - len(graded)
+    with Gradebook(reports / "gradebook.sqlite") as book:
+        runs = book.runs(TAKEHOME)
+        assert sorted(run.status for run in runs) == ["graded"] * len(graded), "no error line, no open run"
+    again = _own_cluster(tmp_path / "second")
+    try:
+        rest = batch.grade([cohort], reports=reports, scheduler=again.address)
+    finally:
+        again.stop()
+    assert {o.submission for o in rest if o.status == "graded"} == set(COHORT) - graded
+    assert {o.submission for o in rest if o.status == "up_to_date"} == graded
+
+
+@dataclass
+class _OwnCluster:
+    address: str
+    scheduler: Process
+    worker: Process
+
+    def stop(self) -> None:
+        self.worker.kill()
+        self.scheduler.kill()
+
+
+def _own_cluster(root: Path) -> _OwnCluster:
+    """A scheduler and one worker of this test's own (the module's cluster must outlive it)."""
+    root.mkdir(parents=True)
+    file, log = root / "scheduler.json", root / "scheduler.log"
+    argv = [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+    handle = open(log, "wb")  # noqa: SIM115 - closed by Process.kill
+    proc = subprocess.Popen(
+        [*argv, "--scheduler-file", str(file)], cwd=root, stdout=handle, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    scheduler = Process(proc, log, handle)
+    _wait_for(file.exists, "the scheduler")
+    address = json.loads(file.read_text())["address"]
+    worker_log = root / "worker.log"
+    worker_handle = open(worker_log, "wb")  # noqa: SIM115 - closed by Process.kill
+    worker_argv = [str(BIN / "dask"), "worker", address, "--nthreads", "1", "--no-nanny", "--host", "127.0.0.1"]
+    worker_proc = subprocess.Popen(
+        [*worker_argv, "--no-dashboard"], cwd=ROOT, stdout=worker_handle, stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+    worker = Process(worker_proc, worker_log, worker_handle)
+    _wait_for(lambda: "Registered to" in worker.text(), "the worker")
+    return _OwnCluster(address, scheduler, worker)

@@ -143,6 +143,40 @@ def test_a_stopped_kernel_is_an_error_within_a_minute_not_at_the_half_hour_deadl
     assert not processes_matching(str(tmp)), "nothing of the stopped grading is left"
 
 
+def test_two_batches_on_one_reports_folder_grade_each_submission_once(tmp_path: Path) -> None:
+    """Two leads run the same `gradelib grade` at once: the second refuses in one line before it touches
+    anything; the first grades every submission once; no error line, no extra row; then the second,
+    run again, finds everything up to date."""
+    from gradelib.batch.batchlock import lock_files
+
+    cohort = _cohort(tmp_path / "cohort", {name: "42" for name in ("a", "b", "c", "d")})
+    reports = tmp_path / "reports"
+    argv = _argv(cohort, "--reports", reports, "--jobs", "2")
+    first = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(None))
+    try:
+        holder = lock_files(reports, reports / "gradebook.sqlite")[0]
+        deadline = time.monotonic() + STOP_BOUND
+        while not (holder.is_file() and holder.read_text()) and first.poll() is None:
+            assert time.monotonic() < deadline, "the first batch never started"
+            time.sleep(0.05)
+        second = _grade(cohort, "--reports", reports, "--jobs", "2")
+        out, err = first.communicate(timeout=BATCH_BOUND)
+    finally:
+        if first.poll() is None:
+            first.kill()
+            first.wait()
+    assert second.returncode == 2, second.stdout + second.stderr
+    said = [line for line in second.stderr.splitlines() if line.strip()]
+    assert len(said) == 1 and f"pid {first.pid}" in said[0] and "graded nothing" in said[0], said
+    assert "Traceback" not in second.stderr
+    assert first.returncode == 0, err
+    assert "graded 4, up to date 0, errors 0" in out, out
+    runs = _latest(reports / "gradebook.sqlite")
+    assert runs == {name: ("graded", None) for name in ("a", "b", "c", "d")}, runs
+    again = _grade(cohort, "--reports", reports, "--jobs", "2")
+    assert again.returncode == 0 and "all 4 submissions are up to date" in again.stdout, again.stdout
+
+
 def test_the_grading_timeout_must_be_positive(tmp_path: Path) -> None:
     done = _grade(_cohort(tmp_path / "cohort", {"a": "42"}), "--reports", tmp_path / "r", "--grading-timeout", "0")
     assert done.returncode == 2

@@ -318,6 +318,18 @@ def test_two_reviewers_saving_at_once_from_two_processes(book: Gradebook) -> Non
     assert current[("R4", "rita")].comment == f"entry {REVIEWER_ENTRIES - 1}"
 
 
+def test_a_run_that_never_ran_can_be_dropped_and_a_finished_one_never(book: Gradebook) -> None:
+    sub = book.submission(REPLAY, "bob")
+    assert sub is not None
+    open_run = book.start_run(sub.id, KIT, "d-bob")
+    book.drop_run(open_run)
+    assert book.latest_run(REPLAY, "bob") is None, "no row, no error line, for what never ran"
+    finished = graded_run(book, "alice", "d-alice")
+    book.drop_run(finished)
+    run = book.latest_run(REPLAY, "alice")
+    assert run is not None and run.id == finished and run.status == "graded"
+
+
 def test_parallel_batch_writers_lose_no_runs(book: Gradebook) -> None:
     run_processes(_batch_worker, [(str(book.path), worker, RUNS_PER_WRITER) for worker in range(BATCH_WRITERS)])
     runs = book.runs(PAYMENTS)
