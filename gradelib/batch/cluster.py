@@ -31,6 +31,7 @@ PLUGIN_NAME = "gradelib-sandbox-probe"
 SCHEDULER_TIMEOUT = 10  # seconds to reach a Dask scheduler
 WORKERS_TIMEOUT = 60  # seconds to wait for a first worker to join
 RECONNECT_SECONDS = 30.0  # a scheduler lost mid-batch may come back this long (a restart)
+LOST_REASON = "scheduler-connection-lost"  # Dask's reason for the futures it cancels when the scheduler goes
 LOG = logging.getLogger("gradelib.batch.cluster")
 
 _problem: str | None = None  # on a worker: why it cannot sandbox (None: it can, or not probed yet)
@@ -126,7 +127,7 @@ def run_parcels(
                 if not _scheduler_lost(client, exc):
                     result = exc
                 else:
-                    if not _back(client):
+                    if not _back(client, scheduler):
                         raise SchedulerLost(scheduler, len(pending)) from None
                     again = _submit(client, item)  # the restarted scheduler knows nothing of it
                     pending.discard(future)
@@ -148,15 +149,23 @@ def _submit(client: Client, item: Parcel) -> Any:
 
 
 def _scheduler_lost(client: Client, exc: BaseException) -> bool:
-    """Whether a task failed because the driver lost its scheduler (not because of the grading)."""
-    return isinstance(exc, CancelledError) and client.status != "running"
+    """Whether a task failed because the driver lost its scheduler (not because of the grading): Dask
+    cancels it saying so, or the client is not connected (it may be connected again by now)."""
+    if not isinstance(exc, CancelledError):
+        return False
+    return getattr(exc, "reason", None) == LOST_REASON or client.status != "running"
 
 
-def _back(client: Client) -> bool:
-    """Whether the client is connected again within RECONNECT_SECONDS (the scheduler was restarted)."""
+def _back(client: Client, scheduler: str) -> bool:
+    """Whether the client is connected again within RECONNECT_SECONDS (the scheduler was restarted) and a
+    worker that can sandbox has joined it (a restarted scheduler knows no worker and no plugin)."""
     deadline = time.monotonic() + RECONNECT_SECONDS
-    while time.monotonic() < deadline:
-        if client.status == "running":
-            return True
+    while client.status != "running" and time.monotonic() < deadline:
         time.sleep(0.5)
-    return client.status == "running"
+    if client.status != "running":
+        return False
+    try:
+        _able_workers(client, scheduler, lambda _message: None)
+    except (GradelibError, OSError, TimeoutError):
+        return False
+    return True

@@ -316,6 +316,45 @@ def test_a_scheduler_lost_mid_batch_is_one_error_of_the_kit_and_no_error_line(
     assert {o.submission for o in rest if o.status == "up_to_date"} == graded
 
 
+def test_a_scheduler_restarted_mid_batch_is_reconnected_to_and_every_submission_graded_once(
+    tmp_path: Path, tiny_takehome: str
+) -> None:
+    """The lead restarts the scheduler (and a worker) at the same address while the batch runs: the
+    batch reconnects, sends the gradings the old scheduler lost again, and grades each submission once."""
+    import socket
+    import threading
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    base = tmp_path / "driver"
+    base.mkdir()
+    cohort = _cohort(base, "cohort-restart")
+    reports = base / "reports"
+    clusters = [_own_cluster(tmp_path / "before", port)]
+    restarted = threading.Event()
+
+    def restart() -> None:
+        clusters.append(_own_cluster(tmp_path / "after", port))
+        restarted.set()
+
+    def progress(done: int, total: int, outcome: batch.GradeOutcome | None) -> None:
+        if done == 1 and len(clusters) == 1:
+            clusters[0].stop()
+            threading.Thread(target=restart, daemon=True).start()
+
+    try:
+        outcomes = batch.grade([cohort], reports=reports, scheduler=clusters[0].address, progress=progress)
+    finally:
+        restarted.wait(START_TIMEOUT)
+        for made in clusters:
+            made.stop()
+    assert len(clusters) == 2, "the scheduler was restarted mid-batch"
+    assert {o.submission: o.status for o in outcomes} == dict.fromkeys(COHORT, "graded")
+    with Gradebook(reports / "gradebook.sqlite") as book:
+        assert sorted(run.status for run in book.runs(TAKEHOME)) == ["graded"] * len(COHORT), "each once"
+
+
 @dataclass
 class _OwnCluster:
     address: str
@@ -327,11 +366,11 @@ class _OwnCluster:
         self.scheduler.kill()
 
 
-def _own_cluster(root: Path) -> _OwnCluster:
+def _own_cluster(root: Path, port: int = 0) -> _OwnCluster:
     """A scheduler and one worker of this test's own (the module's cluster must outlive it)."""
     root.mkdir(parents=True)
     file, log = root / "scheduler.json", root / "scheduler.log"
-    argv = [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard"]
+    argv = [str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", str(port), "--no-dashboard"]
     handle = open(log, "wb")  # noqa: SIM115 - closed by Process.kill
     proc = subprocess.Popen(
         [*argv, "--scheduler-file", str(file)], cwd=root, stdout=handle, stderr=subprocess.STDOUT,
