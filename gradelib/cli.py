@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by SIGINT
 EXIT_SCHEDULER_LOST = 3  # the Dask scheduler went away mid-batch: what was left is not graded
+EXIT_GRADING_ERRORS = 1  # the batch ran to its end, and at least one submission's grading ended in error
 EXIT_SIGTERM = 143
 
 
@@ -320,7 +321,7 @@ def _grade(args: argparse.Namespace) -> int:
             f"graded {counts['graded']}, up to date {counts['up_to_date']}, errors {counts['error']}; "
             f"reports in {args.reports}/"
         )
-    return 0
+    return EXIT_GRADING_ERRORS if counts["error"] else 0
 
 
 def _queue(args: argparse.Namespace) -> int:
