@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -273,17 +273,22 @@ def grade(
                     if notice and message not in said:
                         said.add(message)
                         notice(message)
-        except SchedulerLost:  # the kit's cluster, not the candidates': no error line for what never ran
-            for run_id in open_runs:
-                with contextlib.suppress(GradelibError):
-                    book.drop_run(run_id)
-            raise
-        except BaseException:  # Ctrl+C, SIGTERM, a full reports folder: nothing half done, the rest for next time
-            for run_id in open_runs:
-                with contextlib.suppress(GradelibError):
-                    book.finish_run(run_id, "error", error=INTERRUPTED)
+        except BaseException as exc:  # nothing half done, the rest for next time
+            _close_open_runs(book, open_runs, lost=isinstance(exc, SchedulerLost))
             raise
     return outcomes
+
+
+def _close_open_runs(book: Gradebook, open_runs: Mapping[int, _Job], *, lost: bool) -> None:
+    """The runs a stopped batch leaves open: marked interrupted (Ctrl+C, SIGTERM, a full reports folder),
+    or removed when the batch lost its cluster (the kit's fault, not the candidates': no error line for
+    what never ran)."""
+    for run_id in open_runs:
+        with contextlib.suppress(GradelibError):
+            if lost:
+                book.drop_run(run_id)
+            else:
+                book.finish_run(run_id, "error", error=INTERRUPTED)
 
 
 @contextlib.contextmanager

@@ -132,7 +132,9 @@ def test_grading_on_a_dask_cluster_matches_a_local_run(tmp_path: Path, graded_sa
     from distributed import LocalCluster
 
     names = ("amara-okafor", "gus-lindqvist")
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+    # its HTTP server on a port of its own: dashboard_address=None still takes the default 8787, which another
+    # process of the machine may hold
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0") as cluster:
         remote = batch.grade(
             [SAMPLES / "replay" / name for name in names],
             reports=tmp_path / "dask",
