@@ -1,10 +1,11 @@
 """Python submissions set up by the tool their files name, the kit's pinned copy, in the sandbox through
 the registry proxy: a project that names Hatch by `hatch env create`, a uv project (`uv.lock`) by
-`uv sync --frozen`, a Poetry project by `poetry install`, a script with inline metadata (PEP 723) by
-`uv sync --script`. The environment is made at the sandbox's fixed environment path and the
-submission is seen at its fixed submission path, as in every later run, so `hatch run ...`, `uv run`
-or `poetry run` in run.sh finds the same environment, in sync, offline (Hatch and Poetry key it on
-the project's path, uv a script's environment on the script's, an editable install points there).
+`uv sync --frozen`, a Poetry project by `poetry install`, a PDM one by `pdm sync`, a script with
+inline metadata (PEP 723) by `uv sync --script`. The environment is made at the sandbox's fixed
+environment path and the submission is seen at its fixed submission path, as in every later run, so
+`hatch run`, `uv run`, `poetry run` or `pdm run` in run.sh finds the same environment, in sync,
+offline (Hatch, Poetry and PDM key it on the project's path, uv a script's environment on the
+script's, an editable install points there).
 """
 
 from __future__ import annotations
@@ -36,11 +37,13 @@ DATA = "hatch-data"
 UV_CACHE = "uv-cache"
 SCRIPT_ENVS = "environments-v2"  # where uv keeps a script's environment in its cache
 POETRY_VENVS = "poetry-venvs"
-KIND_TOOL = {"hatch": "hatch", "uv-project": "uv", "uv-script": "uv", "poetry": "poetry"}
+PDM_DATA = "xdg-data"  # PDM keeps its virtualenvs under the user data folder (no variable moves them alone)
+KIND_TOOL = {"hatch": "hatch", "uv-project": "uv", "uv-script": "uv", "poetry": "poetry", "pdm": "pdm"}
 COMMANDS = {
     "hatch": ("hatch", "env", "create"),
     "uv-project": ("uv", "sync", "--frozen"),
     "poetry": ("poetry", "install", "--no-interaction"),
+    "pdm": ("pdm", "sync"),
 }
 
 
@@ -48,7 +51,7 @@ COMMANDS = {
 class PythonSetup:
     """Which tool sets a Python submission up, how, at which version, and why the kit chose it."""
 
-    kind: str  # "hatch", "uv-project", "uv-script", "poetry"
+    kind: str  # "hatch", "uv-project", "uv-script", "poetry", "pdm"
     version: str
     why: str  # `run.sh runs hatch run`
     digest: str  # of the files the tool reads to make the environment: the cache key
@@ -79,6 +82,12 @@ class PythonSetup:
             if run:
                 return env | {"UV_OFFLINE": "1"}
             return env | ({"UV_DEFAULT_INDEX": index} if index else {})
+        if self.kind == "pdm":
+            env = common | {
+                "XDG_DATA_HOME": f"{STABLE_ENV}/{PDM_DATA}", "PDM_VENV_IN_PROJECT": "false", "PDM_USE_VENV": "true",
+                "PDM_CHECK_UPDATE": "false", "PDM_NON_INTERACTIVE": "1",
+            }  # fmt: skip
+            return env | ({"PDM_PYPI_URL": index} if index else {})
         if self.kind == "poetry":
             env = common | {
                 "POETRY_VIRTUALENVS_PATH": f"{STABLE_ENV}/{POETRY_VENVS}", "POETRY_VIRTUALENVS_IN_PROJECT": "false",
@@ -106,13 +115,15 @@ class PythonSetup:
 
 def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup | None:
     """The tool the submission's files name, first of: Hatch (`hatch.toml`, `[tool.hatch.envs]`, or
-    `hatch run` in run.sh, a Makefile or the README), uv (`uv.lock`), Poetry (`poetry.lock` or
-    `[tool.poetry]`), uv for scripts at the top with inline metadata (PEP 723). None otherwise (the
+    `hatch run` in run.sh, a Makefile or the README), uv (`uv.lock`), Poetry (`poetry.lock`), PDM
+    (`pdm.lock`), Poetry (`[tool.poetry]` without a lock), uv for scripts at the top with inline
+    metadata (PEP 723). None otherwise (the
     kit's own installers then; a Pipfile is still theirs)."""
     return (
         _hatch(reader, pyproject)
         or _by_file(reader, "uv-project", "uv.lock", (PYPROJECT, "uv.lock"))
         or _by_file(reader, "poetry", "poetry.lock", (PYPROJECT, "poetry.lock"))
+        or _by_file(reader, "pdm", "pdm.lock", (PYPROJECT, "pdm.lock"))
         or _poetry_project(reader, pyproject)
         or _scripts(reader)
     )
@@ -203,6 +214,8 @@ def _venv(setup: PythonSetup, out: Path) -> str | None:
         found = sorted((out / UV_CACHE / SCRIPT_ENVS).glob(f"{Path(setup.scripts[0]).stem}-*"))
     elif setup.kind == "poetry":
         found = sorted((out / POETRY_VENVS).glob("*"))
+    elif setup.kind == "pdm":
+        found = sorted((out / PDM_DATA / "pdm" / "venvs").glob("*"))
     else:
         found = [out / VENV]
     made = [path for path in found if (path / "bin" / "python").exists()]

@@ -17,6 +17,7 @@ import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
 
 from gradelib.environment import npm
@@ -41,6 +42,10 @@ class Tool:
     package: str
     version: str
     commands: tuple[str, ...]
+    # A Python tool's dependencies are resolved as the index stood the day after this version's release:
+    # the tool as it was released. Its requirements are open ranges, and a later release of one of them
+    # can break it (PDM 2.29.4 does not start with hishel 2.0, published nine days after it).
+    released: str = ""
 
 
 # The one table of versions. Raising one is a change to the kit, tested like any other.
@@ -48,10 +53,10 @@ TOOLS: Mapping[str, Tool] = {
     tool.name: tool
     for tool in (
         Tool("uv", "kit", "uv", "0.13.9", ("uv",)),  # the kit's own (pyproject.toml pins the same)
-        Tool("poetry", "python", "poetry", "2.5.1", ("poetry",)),
-        Tool("pdm", "python", "pdm", "2.29.4", ("pdm",)),
-        Tool("hatch", "python", "hatch", "1.18.2", ("hatch",)),
-        Tool("pipenv", "python", "pipenv", "2026.10.3", ("pipenv",)),
+        Tool("poetry", "python", "poetry", "2.5.1", ("poetry",), released="2026-09-20"),
+        Tool("pdm", "python", "pdm", "2.29.4", ("pdm",), released="2026-10-27"),
+        Tool("hatch", "python", "hatch", "1.18.2", ("hatch",), released="2026-10-28"),
+        Tool("pipenv", "python", "pipenv", "2026.10.3", ("pipenv",), released="2026-10-25"),
         Tool("yarn", "node", "yarn", "1.22.22", ("yarn", "yarnpkg")),
         Tool("yarn-berry", "node", "@yarnpkg/cli-dist", "4.18.1", ("yarn", "yarnpkg")),
         Tool("pnpm", "node", "pnpm", "10.34.8", ("pnpm", "pnpx")),
@@ -74,8 +79,10 @@ class Provisioned:
 
 
 def tool_folder(settings: InstallSettings, tool: Tool, version: str) -> Path:
-    """Where a tool's version is kept in the kit's cache."""
-    return settings.cache_dir / FOLDER / f"{tool.name}-{version}"
+    """Where a tool's version is kept in the kit's cache (with the day its dependencies were resolved at,
+    when the table pins one: a copy resolved otherwise is another folder)."""
+    pinned = f"-deps-{as_released(tool)}" if version == tool.version and tool.released else ""
+    return settings.cache_dir / FOLDER / f"{tool.name}-{version}{pinned}"
 
 
 def provision(name: str, settings: InstallSettings, version: str | None = None) -> Provisioned:
@@ -149,6 +156,11 @@ def _commands_only(tool: Tool, folder: Path) -> Path:
     return commands
 
 
+def as_released(tool: Tool) -> str:
+    """The day after `tool.released` (`2026-10-28`): what uv's --exclude-newer resolves its dependencies at."""
+    return (date.fromisoformat(tool.released) + timedelta(days=1)).isoformat()
+
+
 def _kit_tool(tool: Tool, wanted: str, settings: InstallSettings) -> Provisioned:
     """The kit's own copy (uv, installed with the kit) when it is the pinned version, copied alone into
     the tools folder: the sandbox sees that binary, never the kit's environment beside it."""
@@ -191,6 +203,7 @@ def _install(tool: Tool, version: str, work: Path, settings: InstallSettings) ->
             spec = f"{tool.package}=={version}"
             python = str(work / "bin" / "python")
             argv = [uv, "pip", "install", "--quiet", "--python", python, *index_options(settings), spec]
+            argv += ["--exclude-newer", as_released(tool)] if version == tool.version and tool.released else []
             made = _run(argv, env, work, settings)
         if made.code != 0:
             raise InstallError("tools", f"{tool.name} {version}: {reason(made.output, offline=settings.offline)}")

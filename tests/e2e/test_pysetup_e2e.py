@@ -21,6 +21,7 @@ pytestmark = pytest.mark.e2e
 
 HATCH_PROJECT = Path(__file__).parent / "setups" / "hatch-project"
 PEP723_SCRIPT = Path(__file__).parent / "setups" / "pep723-script"
+PDM_PROJECT = Path(__file__).parent / "setups" / "pdm-project"
 
 
 def test_a_hatch_project_is_set_up_by_hatch_and_hatch_run_works_offline_in_every_copy(tmp_path: Path) -> None:
@@ -78,3 +79,21 @@ def test_a_script_with_inline_metadata_is_set_up_by_uv_and_uv_run_works_offline(
     assert python.exit_code == 0, "`python` in a run is the script's environment"
     cache_after = sorted(p.relative_to(tmp_path) for p in (tmp_path / "cache" / "envs").rglob("*"))
     assert cache_after == cache_before, "what uv wrote in the runs stayed in their own scratch"
+
+
+def test_a_pdm_project_is_set_up_by_pdm_sync_and_pdm_run_works_offline(tmp_path: Path) -> None:
+    """`setups/pdm-project`: a src-layout project with a pdm.lock written by PDM 2.29.4 and a run.sh of
+    `exec pdm run python -m hello_pdm "$@"`."""
+    root = shutil.copytree(PDM_PROJECT, tmp_path / "sub")
+    env = prepare(root, InstallSettings(cache_dir=tmp_path / "cache"))
+    assert env.error is None
+    [installed] = env.evidence()["installed"]
+    setup = installed["setup"]
+    assert (setup["tool"], setup["version"], setup["command"]) == ("pdm", "2.29.4", "pdm sync")
+    assert setup["why"] == "the submission has a pdm.lock"
+    assert {"six", "hello-pdm"} <= {package["name"].lower() for package in installed["packages"]}
+    with Sandbox(root, mounts=env.mounts()) as box:
+        run = box.run(["./run.sh", "offline"], box.copy("run"), limits=Limits(wall_seconds=90))
+    assert run.exit_code == 0, run.stderr
+    assert run.stdout.startswith("six 1.") and run.stdout.rstrip().endswith("offline")
+    assert not [c for c in run.connections if c.is_network], "pdm run made no connection"

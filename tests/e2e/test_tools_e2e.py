@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from gradelib.environment import InstallSettings
-from gradelib.environment.tools import TOOLS, provision
+from gradelib.environment.tools import TOOLS, provision, tool_folder
 from gradelib.errors import InstallError
 
 pytestmark = pytest.mark.e2e
@@ -31,10 +31,14 @@ def test_a_tool_is_provisioned_once_at_its_version_and_runs(tmp_path: Path, name
     assert tool.version == want
     assert want in _version(tool.command())
     assert provision(name, InstallSettings(cache_dir=tmp_path / "cache", offline=True), pinned) == tool  # kept
-    assert [p.name for p in (tmp_path / "cache" / "tools").iterdir()] == [f"{name}-{want}"], "nothing half-made left"
+    kept = tool_folder(settings, TOOLS[name], want).name
+    assert [p.name for p in (tmp_path / "cache" / "tools").iterdir()] == [kept], "nothing half-made left"
 
 
-def test_offline_with_nothing_cached_or_a_release_the_registry_lacks_is_a_clear_error(tmp_path: Path) -> None:
+def test_offline_with_nothing_cached_or_a_release_the_registry_lacks_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "uv-cache"))  # nothing cached: not even in uv's own cache
     with pytest.raises(InstallError, match="pdm"):
         provision("pdm", InstallSettings(cache_dir=tmp_path / "offline", offline=True))
     with pytest.raises(InstallError, match="pnpm 0.0.1"):

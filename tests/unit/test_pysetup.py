@@ -90,3 +90,20 @@ def test_hatch_wins_over_a_script_and_a_plain_script_is_nothing(tmp_path: Path) 
     write_tree(tmp_path, {"tool.py": "# /// script\n# dependencies = []\n# ///\n", "hatch.toml": ""})
     found = detect(Reader(tmp_path), None)
     assert found is not None and found.tool == "hatch"
+
+
+@pytest.mark.parametrize(
+    ("lock", "kind", "command"),
+    [
+        ("uv.lock", "uv-project", ["uv", "sync", "--frozen"]),
+        ("poetry.lock", "poetry", ["poetry", "install", "--no-interaction"]),
+        ("pdm.lock", "pdm", ["pdm", "sync"]),
+    ],
+)
+def test_a_lockfile_names_the_tool_that_sets_the_project_up(
+    tmp_path: Path, lock: str, kind: str, command: list[str]
+) -> None:
+    write_tree(tmp_path, {"pyproject.toml": PROJECT, lock: "# written by the tool\n"})
+    setup = detect(Reader(tmp_path), tomllib.loads(PROJECT))
+    assert setup is not None and setup.kind == kind and setup.commands() == [command]
+    assert setup.why == f"the submission has a {lock}"

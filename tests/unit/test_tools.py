@@ -56,3 +56,14 @@ def test_a_tool_already_in_the_cache_is_used_as_it_is(tmp_path: Path) -> None:
     found = provision("hatch", settings)
     assert found.command().resolve() == folder / "bin" / "hatch" and found.version == TOOLS["hatch"].version
     assert sorted(p.name for p in found.bin_dir.iterdir()) == ["hatch"], "PATH gets the tool, not its python"
+
+
+def test_a_python_tool_is_kept_with_the_day_its_dependencies_were_resolved_at(tmp_path: Path) -> None:
+    from gradelib.environment.tools import as_released
+
+    pdm = TOOLS["pdm"]
+    assert as_released(pdm) == "2026-10-28", "the day after PDM 2.29.4's release"
+    settings = InstallSettings(cache_dir=tmp_path)
+    assert tool_folder(settings, pdm, pdm.version).name == "pdm-2.29.4-deps-2026-10-28"
+    assert tool_folder(settings, pdm, "2.20.0").name == "pdm-2.20.0", "a version the table does not pin"
+    assert all(tool.released for tool in TOOLS.values() if tool.ecosystem == "python")
