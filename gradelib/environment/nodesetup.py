@@ -25,9 +25,7 @@ from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import NODE_MODULES
 from gradelib.sandbox.registryproxy import PORT as PROXY_PORT
 
-YARN_LOCK = "yarn.lock"
 PNPM_LOCK = "pnpm-lock.yaml"
-LOCKS = (PNPM_LOCK, YARN_LOCK)
 BERRY_MARK = re.compile(rb"^__metadata:", re.M)
 PACKAGE_MANAGER = re.compile(r"^(yarn|pnpm)@(\d+)(\.[0-9A-Za-z.-]+)?(\+.*)?$")
 STORE = ".kit-store"  # the tool's download cache, inside the setup's copy (dropped with it)
