@@ -255,10 +255,6 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
         rows = [{"file": lock.get("file"), "honoured": "yes" if lock.get("honoured") else "no",
                  "detail": lock.get("detail")} for lock in lockfiles]  # fmt: skip
         parts.append('<div class="gl-key">lockfiles</div>' + table_html(rows))
-    wrappers = environment.get("wrappers") or []
-    if wrappers:
-        rows = [{"wrapper": use.get("wrapper"), "command": " ".join(use.get("argv") or [])} for use in wrappers]
-        parts.append('<div class="gl-key">run wrappers the runs used (the kit\'s, offline)</div>' + table_html(rows))
     refused = environment.get("refused") or []
     if refused:
         parts.append('<div class="gl-key">refused</div>' + table_html(refused))
@@ -311,8 +307,6 @@ def environment_text(environment: Mapping[str, Any]) -> str:
     locks = [f"{lock.get('file')} {'honoured' if lock.get('honoured') else 'not used'}" for lock in
              environment.get("lockfiles") or []]  # fmt: skip
     bits += locks
-    used = sorted({str(use.get("wrapper")) for use in environment.get("wrappers") or []})
-    bits += [f"wrappers: {', '.join(used)}"] if used else []
     bits += list(environment.get("flags") or [])
     if environment.get("error"):
         bits.append(f"install failed: {environment['error']}")
@@ -332,7 +326,7 @@ def report_text(report: Report) -> str:
     warning = isolation_warning(report)
     if warning:
         lines.append(f"  {terminal_text(warning)}")
-    shown = ("declared", "refused", "notes", "project", "lockfiles", "wrappers")
+    shown = ("declared", "refused", "notes", "project", "lockfiles")
     if any(report.environment.get(key) for key in shown):
         lines.append(f"  {terminal_text(environment_text(report.environment))}")
     for line in report.lines:

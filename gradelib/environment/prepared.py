@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import cache, nodeinstall, npm, pyinstall, pysetup, tools, toolsetup, uvtool, wrappers
+from gradelib.environment import cache, nodeinstall, npm, pyinstall, pysetup, tools, toolsetup, uvtool
 from gradelib.environment.declaration import Declaration, read_declaration
 from gradelib.environment.declared import Declared
 from gradelib.environment.settings import InstallSettings
@@ -19,6 +19,9 @@ from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, Mounts
 SHIMS = "shims"
 SHIM_BIN = "bin"
 RUNTIME_DEPENDENCY_FLAG = "runtime dependency {name}: the handout allows no new dependencies"
+# How the kit's uv runs in every run: offline, the submission's own uv configuration unread, never a
+# downloaded interpreter.
+UV_RUN_ENV = {"UV_OFFLINE": "1", "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"}
 
 
 @dataclass(frozen=True)
@@ -93,7 +96,7 @@ class Environment:
     python_version: str | None = None
     node_version: str | None = None
     shims: Path | None = None  # `python` for a submission that declares no Python packages
-    wrappers: Path | None = None  # `uv`, `poetry`, `pipenv`, `npx`, `pnpm`, `yarn` as the sandbox provides them
+    uv: tools.Provisioned | None = None  # the kit's uv, on every run's PATH (`uv run`, `uv pip`)
     tool_env: Mapping[str, str] = field(default_factory=dict)  # what the setup tool reads in every run
 
     @property
@@ -105,7 +108,7 @@ class Environment:
         """Folders the sandbox mounts read-only at the same path."""
         found = [str(i.folder) for i in (self.python, self.node) if i is not None]
         found += [str(i.tool) for i in (self.python, self.node) if i is not None and i.tool_bin]
-        found += [str(self.wrappers)] if self.wrappers else []
+        found += [str(self.uv.root)] if self.uv else []
         return found + ([str(self.shims)] if self.shims and not self.python else [])
 
     def placeholders(self) -> dict[str, str]:
@@ -118,15 +121,15 @@ class Environment:
                 found[str(installed.tool)] = f"<{installed.setup['tool']}>"
         if self.shims:
             found[str(self.shims)] = "<shims>"
-        if self.wrappers:
-            found[str(self.wrappers)] = "<wrappers>"
+        if self.uv:
+            found.setdefault(str(self.uv.root), "<uv>")
         return found
 
     def bin_dirs(self) -> list[str]:
-        """Folders first on the sandbox PATH: the tool that set the submission up, the run wrappers, then the
-        virtualenv's bin (or the `python` shim)."""
+        """Folders first on the sandbox PATH: the tool that set the submission up, the kit's uv, then the
+        virtualenv's bin (or the `python` shim). npm's own `npx` is the machine's, with Node."""
         found = [str(i.tool_bin) for i in (self.python, self.node) if i is not None and i.tool_bin]
-        found += [str(self.wrappers / wrappers.BIN)] if self.wrappers else []
+        found += [str(self.uv.bin_dir)] if self.uv and str(self.uv.bin_dir) not in found else []
         if self.python:
             return [*found, str(self.python.run_venv / "bin")]
         return found + ([str(self.shims / SHIM_BIN)] if self.shims else [])
@@ -156,15 +159,14 @@ class Environment:
         """package.json `dependencies` names, sorted (`[]` when none)."""
         return self.declaration.node.runtime_names if self.declaration.node else []
 
-    def evidence(self, *, flag_runtime: bool = False, wrappers_used: Sequence[Any] = ()) -> dict[str, Any]:
-        """The report's environment section: declared, installed, built, refused, locks, wrappers, errors."""
+    def evidence(self, *, flag_runtime: bool = False) -> dict[str, Any]:
+        """The report's environment section: declared, installed, built, refused, locks, errors."""
         flags = [RUNTIME_DEPENDENCY_FLAG.format(name=n) for n in self.runtime_dependencies()] if flag_runtime else []
         return {
             "declared": [d.to_dict() for d in self.declaration.declared()],
             "installed": [i.to_dict() for i in (self.python, self.node) if i is not None],
             "project": self.python.project if self.python else None,
             "lockfiles": [lock.to_dict() for lock in self.declaration.locks],
-            "wrappers": list(wrappers_used),
             "refused": [r.to_dict() for r in self.declaration.refused],
             "notes": list(self.declaration.notes),
             "flags": flags,
@@ -297,9 +299,22 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
             )  # fmt: skip
         except (InstallError, OSError) as exc:
             errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
+    if python is not None and not python.stable:
+        # `uv run` in a project the kit installed runs in that environment as it is (it is read-only)
+        tool_env = {"UV_NO_SYNC": "1", "UV_PROJECT_ENVIRONMENT": str(python.run_venv)}
     shims = python_shims(settings)
-    wrapped = wrappers.folder(settings.cache_dir, settings.python)
-    return Environment(declaration, python, node, tuple(errors), python_version, node_version, shims, wrapped, tool_env)
+    uv = _kit_uv(settings)
+    tool_env = UV_RUN_ENV | tool_env
+    return Environment(declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env)
+
+
+def _kit_uv(settings: InstallSettings) -> tools.Provisioned | None:
+    """The kit's own uv for the runs' PATH, or None when the kit has not the pinned one (a run's `uv` is
+    then missing, which the lines call the kit's fault)."""
+    try:
+        return tools.provision("uv", settings)
+    except (InstallError, OSError):
+        return None
 
 
 def _setup_key(setup: pysetup.PythonSetup, python_version: str, settings: InstallSettings) -> dict[str, object]:

@@ -1,10 +1,11 @@
 """Python submissions set up by the tool their files name, the kit's pinned copy, in the sandbox through
 the registry proxy: a project that names Hatch by `hatch env create`, a uv project (`uv.lock`) by
-`uv sync --frozen`, a Poetry project by `poetry install`, a PDM one by `pdm sync`, a script with
-inline metadata (PEP 723) by `uv sync --script`. The environment is made at the sandbox's fixed
-environment path and the submission is seen at its fixed submission path, as in every later run, so
-`hatch run`, `uv run`, `poetry run` or `pdm run` in run.sh finds the same environment, in sync,
-offline (Hatch, Poetry and PDM key it on the project's path, uv a script's environment on the
+`uv sync --frozen`, a Poetry project by `poetry install`, a PDM one by `pdm sync`, a Pipenv one by
+`pipenv sync --dev` (`pipenv install --dev` for a Pipfile alone), a script with inline metadata
+(PEP 723) by `uv sync --script`. The environment is made at the sandbox's fixed environment path and
+the submission is seen at its fixed submission path, as in every later run, so `hatch run`, `uv
+run`, `poetry run`, `pdm run` or `pipenv run` in run.sh finds the same environment, in sync, offline
+(Hatch, Poetry, PDM and Pipenv key it on the project's path, uv a script's environment on the
 script's, an editable install points there).
 """
 
@@ -38,12 +39,18 @@ UV_CACHE = "uv-cache"
 SCRIPT_ENVS = "environments-v2"  # where uv keeps a script's environment in its cache
 POETRY_VENVS = "poetry-venvs"
 PDM_DATA = "xdg-data"  # PDM keeps its virtualenvs under the user data folder (no variable moves them alone)
-KIND_TOOL = {"hatch": "hatch", "uv-project": "uv", "uv-script": "uv", "poetry": "poetry", "pdm": "pdm"}
+KIND_TOOL = {
+    "hatch": "hatch", "uv-project": "uv", "uv-script": "uv", "poetry": "poetry", "pdm": "pdm", "pipenv": "pipenv",
+    "pipenv-unlocked": "pipenv",
+}  # fmt: skip
+PIPENV_VENVS = "pipenv-venvs"
 COMMANDS = {
     "hatch": ("hatch", "env", "create"),
     "uv-project": ("uv", "sync", "--frozen"),
     "poetry": ("poetry", "install", "--no-interaction"),
     "pdm": ("pdm", "sync"),
+    "pipenv": ("pipenv", "sync", "--dev"),
+    "pipenv-unlocked": ("pipenv", "install", "--dev"),  # a Pipfile alone: Pipenv locks it, then installs
 }
 
 
@@ -51,7 +58,7 @@ COMMANDS = {
 class PythonSetup:
     """Which tool sets a Python submission up, how, at which version, and why the kit chose it."""
 
-    kind: str  # "hatch", "uv-project", "uv-script", "poetry", "pdm"
+    kind: str  # a key of KIND_TOOL
     version: str
     why: str  # `run.sh runs hatch run`
     digest: str  # of the files the tool reads to make the environment: the cache key
@@ -88,6 +95,13 @@ class PythonSetup:
                 "PDM_CHECK_UPDATE": "false", "PDM_NON_INTERACTIVE": "1",
             }  # fmt: skip
             return env | ({"PDM_PYPI_URL": index} if index else {})
+        if self.tool == "pipenv":
+            env = common | {
+                "WORKON_HOME": f"{STABLE_ENV}/{PIPENV_VENVS}", "PIPENV_VENV_IN_PROJECT": "0", "PIPENV_YES": "1",
+                "PIPENV_NOSPIN": "1", "PIPENV_IGNORE_VIRTUALENVS": "1", "PIPENV_PYTHON": settings.python,
+                "PIPENV_VERBOSITY": "-1", "PIP_NO_INDEX": "0",  # the runs' `pip` is offline, not this setup's
+            }  # fmt: skip
+            return env | ({"PIPENV_PYPI_MIRROR": index} if index else {})
         if self.kind == "poetry":
             env = common | {
                 "POETRY_VIRTUALENVS_PATH": f"{STABLE_ENV}/{POETRY_VENVS}", "POETRY_VIRTUALENVS_IN_PROJECT": "false",
@@ -116,14 +130,16 @@ class PythonSetup:
 def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup | None:
     """The tool the submission's files name, first of: Hatch (`hatch.toml`, `[tool.hatch.envs]`, or
     `hatch run` in run.sh, a Makefile or the README), uv (`uv.lock`), Poetry (`poetry.lock`), PDM
-    (`pdm.lock`), Poetry (`[tool.poetry]` without a lock), uv for scripts at the top with inline
-    metadata (PEP 723). None otherwise (the
-    kit's own installers then; a Pipfile is still theirs)."""
+    (`pdm.lock`), Pipenv (`Pipfile.lock`, then a Pipfile alone), Poetry (`[tool.poetry]` without a
+    lock), uv for scripts at the top with inline metadata (PEP 723). None otherwise (the kit's own
+    installers then: requirements files and `[project]` through uv)."""
     return (
         _hatch(reader, pyproject)
         or _by_file(reader, "uv-project", "uv.lock", (PYPROJECT, "uv.lock"))
         or _by_file(reader, "poetry", "poetry.lock", (PYPROJECT, "poetry.lock"))
         or _by_file(reader, "pdm", "pdm.lock", (PYPROJECT, "pdm.lock"))
+        or _by_file(reader, "pipenv", "Pipfile.lock", ("Pipfile", "Pipfile.lock"))
+        or _by_file(reader, "pipenv-unlocked", "Pipfile", ("Pipfile",))
         or _poetry_project(reader, pyproject)
         or _scripts(reader)
     )
@@ -214,6 +230,8 @@ def _venv(setup: PythonSetup, out: Path) -> str | None:
         found = sorted((out / UV_CACHE / SCRIPT_ENVS).glob(f"{Path(setup.scripts[0]).stem}-*"))
     elif setup.kind == "poetry":
         found = sorted((out / POETRY_VENVS).glob("*"))
+    elif setup.tool == "pipenv":
+        found = sorted((out / PIPENV_VENVS).glob("*"))
     elif setup.kind == "pdm":
         found = sorted((out / PDM_DATA / "pdm" / "venvs").glob("*"))
     else:

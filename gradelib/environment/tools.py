@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from gradelib.environment import npm
+from gradelib.environment import cache, npm
 from gradelib.environment.capped import Capped, run_capped
 from gradelib.environment.settings import InstallSettings
 from gradelib.environment.uvtool import index_options, reason, uv_binary, uv_environment
@@ -105,6 +105,7 @@ def provision(name: str, settings: InstallSettings, version: str | None = None) 
     work = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
     try:
         _install(tool, wanted, work, settings)
+        cache.readable(work)  # every run's user reads it (the folder was made private)
         if _ready(tool, wanted, work) is None:
             raise InstallError("tools", f"{name} {wanted} installed, but without its command {tool.commands[0]}")
         try:
@@ -130,6 +131,8 @@ def _ready(tool: Tool, version: str, folder: Path) -> Provisioned | None:
     folder_bin = bin_dir(tool, folder)
     if not all(os.access(folder_bin / command, os.X_OK) for command in tool.commands[:1]):
         return None
+    if folder.stat().st_mode & 0o005 != 0o005:  # kept private by an older kit: the sandbox's user reads it too
+        cache.readable(folder)
     if tool.ecosystem == "python":
         return Provisioned(tool, version, _commands_only(tool, folder), folder)
     return Provisioned(tool, version, folder_bin, folder)

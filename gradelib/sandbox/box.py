@@ -78,7 +78,6 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         self.root = Path()
         self._counter = 0
         self._lock = threading.Lock()
-        self.kit_log: tuple[str, ...] = ()  # every run's kit log lines, in the order the runs ended
 
     def __enter__(self) -> Sandbox:
         self.disk = diskcap.workspace(self.disk_bytes)
@@ -186,12 +185,10 @@ class Sandbox(AbstractContextManager["Sandbox"]):
                 raise SandboxUnavailable(f"the sandbox cannot start even without namespaces: {call.refusal}")
         if result.disk_limit_hit:
             self._free(Path(cwd), scratch)
-        with self._lock:
-            self.kit_log += result.kit_log
         return result
 
     def machine(self) -> Path:
-        """A run's scratch: its HOME, its TMPDIR (also its /tmp) and the kit's log; pass it to `run` to keep it."""
+        """A run's scratch: its HOME, its TMPDIR (also its /tmp); pass it to `run` to keep it."""
         return self.with_room(self._machine)
 
     def _machine(self) -> Path:

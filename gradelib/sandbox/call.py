@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from gradelib.errors import SandboxUnavailable, UnsafeFile
-from gradelib.sandbox import connlog, diskcap, launched, nsinit, safefs
+from gradelib.errors import SandboxUnavailable
+from gradelib.sandbox import connlog, diskcap, launched, nsinit
 from gradelib.sandbox.capture import Capture, read_trace
 from gradelib.sandbox.dnslog import RESOLV_CONF, DnsLog
 from gradelib.sandbox.environ import (
@@ -36,9 +36,6 @@ from gradelib.sandbox.masking import mask
 from gradelib.sandbox.mounts import OVERLAY, STABLE_SUBMISSION, WRITABLE, Mounts
 from gradelib.sandbox.runresult import Isolation, IsolationMode, Limits, RunResult, Service
 
-KIT_LOG = "kit.log"  # in a run's scratch: what the kit's helpers in the sandbox (run wrappers) report
-KIT_LOG_ENV = "GRADELIB_KIT_LOG"
-MAX_KIT_LOG_BYTES = 256 * 1024
 T = TypeVar("T")
 
 _refused: list[str] = []  # why namespaces failed once in this process (then not tried again)
@@ -97,7 +94,6 @@ class Call:
 
     def _environment(self, ports: Mapping[str, int]) -> dict[str, str]:
         base = base_environment(self.scratch / "home", self.scratch / "tmp")
-        base[KIT_LOG_ENV] = str(self._kit_log())
         base.update(self.box.mounts.run_env(self.cwd))
         for service in self.services:
             for key, value in service.env.items():
@@ -295,25 +291,7 @@ class Call:
             notes=tuple(mask(note, hide) for note in notes),
             disk_limit_hit=why == "disk",
             disk_limit_bytes=self.box.disk.limit,
-            kit_log=tuple(mask(line, hide) for line in self._read_kit_log()),
         )
-
-    def _kit_log(self) -> Path:
-        """The run's kit log, made empty and writable by the sandbox's user (the scratch itself is not)."""
-        path = self.scratch / KIT_LOG
-        if path.is_symlink() or path.exists():
-            path.unlink()
-        path.touch(mode=0o600)
-        if self.box.as_root:
-            os.chown(path, self.box.uid, self.box.uid)
-        return path
-
-    def _read_kit_log(self) -> list[str]:
-        try:
-            data = safefs.read_file(self.scratch, KIT_LOG, MAX_KIT_LOG_BYTES) or b""
-        except UnsafeFile:
-            return []
-        return data.decode("utf-8", errors="replace").splitlines()
 
     def _binds(self, isolate: bool) -> tuple[tuple[str, str, str, str, int], ...]:
         """Folders shown at fixed paths (the copy, a tool's environment); none without namespaces. An

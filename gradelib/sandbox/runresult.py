@@ -73,7 +73,6 @@ class RunResult:
     notes: tuple[str, ...] = ()
     disk_limit_hit: bool = False  # killed: the grading's capped writable space was full
     disk_limit_bytes: int | None = None  # that cap; None where disk is not bounded
-    kit_log: tuple[str, ...] = ()  # lines the kit's own helpers in the sandbox wrote (run wrappers' uses)
 
     @property
     def ok(self) -> bool:

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
-from gradelib.environment import Environment, prepare, wrappers
+from gradelib.environment import Environment, prepare
 from gradelib.result import LineResult, Outcome, Report, Tier
 from gradelib.sandbox import RunResult, Sandbox
 from gradelib.takehomes import kitfault
@@ -100,8 +100,7 @@ class BaseGrading:
 
     def environment_section(self) -> dict[str, Any]:
         """What the submission declared, what was installed, what was refused (and flagged)."""
-        used = wrappers.used(self.box.kit_log)
-        return self.environment.evidence(flag_runtime=self.FLAG_RUNTIME_DEPENDENCIES, wrappers_used=used)
+        return self.environment.evidence(flag_runtime=self.FLAG_RUNTIME_DEPENDENCIES)
 
     def report(self) -> Report:
         """Every line, in rubric order, with the facts and the environment."""

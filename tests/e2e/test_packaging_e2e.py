@@ -75,7 +75,6 @@ def test_a_correct_replay_packaged_another_way_passes_every_line(graded: GradedC
     if project:
         assert project["wheel"] and project["backend"] and project["why"]
     assert _honoured(environment) == ([expected["lockfile"]] if "lockfile" in expected else [])
-    assert sorted({use["wrapper"] for use in environment["wrappers"]}) == expected.get("wrappers", [])
     assert _set_up_by(environment) == expected.get("setup")
 
 
@@ -174,18 +173,16 @@ def test_a_declared_package_the_program_cannot_import_is_an_error(
     assert "the declared package providing `tenacity` cannot be imported" in document["lines"][0]["message"]
 
 
-def test_a_wrapper_asked_to_install_at_run_time_fails_saying_so(
+def test_uv_asked_to_install_at_run_time_fails_in_uvs_own_words(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """`uv run --with rich` is the kit's real uv, offline in the run: the candidate's program asks for the
+    network the handout forbids, and the evidence carries uv's own reason."""
     run_sh = RUN_SH.format(command="uv run --with rich python3 -B triage.py")
     document = _check("replay", _replay_like(tmp_path / "with-rich", {"run.sh": run_sh}), capsys)
     identical = document["lines"][0]
     assert identical["outcome"] == "fail"
-    assert "asks to install --with rich at run time" in json.dumps(identical["evidence"])
-    assert "asks to install" in identical["message"]
-    used = document["environment"]["wrappers"]
-    assert [use["argv"][-1] for use in used] == ["record", "replay"]  # sorted, once each
-    assert {use["wrapper"] for use in used} == {"uv run"}
+    assert "network was disabled" in json.dumps(identical["evidence"])
 
 
 def test_a_suite_that_exits_non_zero_with_no_failure_read_is_never_green(

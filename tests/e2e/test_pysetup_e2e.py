@@ -22,6 +22,7 @@ pytestmark = pytest.mark.e2e
 HATCH_PROJECT = Path(__file__).parent / "setups" / "hatch-project"
 PEP723_SCRIPT = Path(__file__).parent / "setups" / "pep723-script"
 PDM_PROJECT = Path(__file__).parent / "setups" / "pdm-project"
+PIPFILE_ONLY = Path(__file__).parent / "setups" / "pipfile-only"
 
 
 def test_a_hatch_project_is_set_up_by_hatch_and_hatch_run_works_offline_in_every_copy(tmp_path: Path) -> None:
@@ -97,3 +98,46 @@ def test_a_pdm_project_is_set_up_by_pdm_sync_and_pdm_run_works_offline(tmp_path:
     assert run.exit_code == 0, run.stderr
     assert run.stdout.startswith("six 1.") and run.stdout.rstrip().endswith("offline")
     assert not [c for c in run.connections if c.is_network], "pdm run made no connection"
+
+
+def test_a_pipfile_alone_is_locked_and_installed_by_pipenv_and_pipenv_run_works_offline(tmp_path: Path) -> None:
+    """`setups/pipfile-only`: a Pipfile (six) and no lock; run.sh is `exec pipenv run python hello.py "$@"`."""
+    root = shutil.copytree(PIPFILE_ONLY, tmp_path / "sub")
+    env = prepare(root, InstallSettings(cache_dir=tmp_path / "cache"))
+    assert env.error is None
+    [installed] = env.evidence()["installed"]
+    setup = installed["setup"]
+    assert (setup["tool"], setup["version"], setup["command"]) == ("pipenv", "2026.10.3", "pipenv install --dev")
+    assert setup["why"] == "the submission has a Pipfile"
+    assert "six" in {package["name"].lower() for package in installed["packages"]}
+    assert not (root / "Pipfile.lock").exists(), "the lock Pipenv wrote stayed in the setup's copy"
+    with Sandbox(root, mounts=env.mounts()) as box:
+        runs = [box.run(["./run.sh", f"run-{n}"], box.copy(f"run{n}"), limits=Limits(wall_seconds=90)) for n in (1, 2)]
+    for n, run in enumerate(runs, 1):
+        assert run.exit_code == 0, run.stderr
+        assert run.stdout.startswith("six 1.") and run.stdout.rstrip().endswith(f"run-{n}")
+        assert not [c for c in run.connections if c.is_network], "pipenv run made no connection"
+
+
+def test_uv_run_in_a_project_the_kit_installed_is_the_real_uv_offline(tmp_path: Path) -> None:
+    """A `[project]` installed by the kit (no lock, no tool named): `uv run` in run.sh is the kit's pinned uv,
+    running in that environment; asking it for a package at run time fails in uv's own words."""
+    root = tmp_path / "sub"
+    root.mkdir()
+    (root / "pyproject.toml").write_text(
+        '[project]\nname = "hello-uv"\nversion = "0.1.0"\nrequires-python = ">=3.11"\ndependencies = ["six>=1.16"]\n'
+    )
+    (root / "hello.py").write_text((PIPFILE_ONLY / "hello.py").read_text())
+    env = prepare(root, InstallSettings(cache_dir=tmp_path / "cache"))
+    assert env.error is None and env.python is not None and env.python.setup is None
+    argv = ["uv", "run", "python", "hello.py", "offline"]
+    with Sandbox(root, mounts=env.mounts()) as box:
+        run = box.run(argv, box.copy("run"), limits=Limits(wall_seconds=60))
+        version = box.run(["uv", "--version"], box.copy("version"), limits=Limits(wall_seconds=30))
+        asks = ["uv", "run", "--with", "rich", "python", "-c", "0"]
+        more = box.run(asks, box.copy("more"), limits=Limits(wall_seconds=30))
+    assert run.exit_code == 0, run.stderr
+    assert run.stdout.startswith("six 1.") and run.stdout.rstrip().endswith("offline")
+    assert not [c for c in run.connections if c.is_network]
+    assert version.stdout.split()[:2] == ["uv", "0.13.9"]
+    assert more.exit_code != 0 and "rich" in more.stderr and "network was disabled" in more.stderr

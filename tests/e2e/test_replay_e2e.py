@@ -78,7 +78,7 @@ def test_report_json_has_the_stable_shape(cohort: dict[str, Report]) -> None:
     assert set(data) == {"takehome", "submission", "lines", "facts", "environment", "total", "max_total"}
     environment = data["environment"]
     assert set(environment) == {
-        "declared", "installed", "project", "lockfiles", "wrappers", "refused", "notes", "flags", "error", "python",
+        "declared", "installed", "project", "lockfiles", "refused", "notes", "flags", "error", "python",
         "node",
     }  # fmt: skip
     assert environment["declared"] == [] and environment["installed"] == [] and environment["error"] is None

@@ -58,6 +58,20 @@ def test_a_tool_already_in_the_cache_is_used_as_it_is(tmp_path: Path) -> None:
     assert sorted(p.name for p in found.bin_dir.iterdir()) == ["hatch"], "PATH gets the tool, not its python"
 
 
+def test_a_cached_tool_kept_private_is_made_readable_for_the_sandboxs_user(tmp_path: Path) -> None:
+    """A folder an older kit left private (0700) would make `hatch` "not found" in every run."""
+    settings = InstallSettings(cache_dir=tmp_path, offline=True)
+    folder = tool_folder(settings, TOOLS["hatch"], TOOLS["hatch"].version)
+    (folder / "bin").mkdir(parents=True)
+    (folder / "bin" / "hatch").write_text("#!/bin/sh\n")
+    os.chmod(folder / "bin" / "hatch", 0o700)
+    os.chmod(folder / "bin", 0o700)
+    os.chmod(folder, 0o700)
+    found = provision("hatch", settings)
+    for path in (folder, folder / "bin", folder / "bin" / "hatch", found.bin_dir):
+        assert path.stat().st_mode & 0o005 == 0o005, path
+
+
 def test_a_python_tool_is_kept_with_the_day_its_dependencies_were_resolved_at(tmp_path: Path) -> None:
     from gradelib.environment.tools import as_released
 
