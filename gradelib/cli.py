@@ -152,10 +152,15 @@ def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
 
 
 def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """What a hiring team runs around grading: `handout`, `summary`, `demo`, each take-home's servers."""
+    """What a hiring team runs around grading: `handout`, `new-takehome`, `summary`, `demo`, each take-home's
+    servers."""
     out = sub.add_parser("handout", help="write what a hiring team sends to candidates")
     out.add_argument("takehome", choices=takehomes.names())
     out.add_argument("dest", type=Path)
+    new = sub.add_parser("new-takehome", help="start your own take-home: a package whose tests pass as written")
+    new.add_argument("name", help="its id: lowercase letters, digits, underscores (e.g. webhooks)")
+    new.add_argument("--into", type=Path, default=Path("."), help="where its folder goes (default: here)")
+    new.add_argument("--title", help="one line: what the take-home asks")
     summary = sub.add_parser("summary", help="the cohort summary: table, charts, calibration -> REPORTS/summary.html")
     summary.add_argument("--reports", type=Path, default=Path("reports"))
     summary.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
@@ -195,7 +200,7 @@ def _meeting_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     resolve = sub.add_parser("resolve", help="record the value the meeting agreed for one line of one submission")
     resolve.add_argument("takehome", choices=takehomes.names())
     resolve.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
-    resolve.add_argument("line", help="the rubric line id, e.g. key_scope")
+    resolve.add_argument("line", help="the rubric line id, as `gradelib rubric` lists it")
     resolve.add_argument("value", help="a tier of the line, or its points")
     clarify = sub.add_parser("clarify", help="promote a resolution to a rubric clarification (beside rubric.toml)")
     clarify.add_argument("takehome", choices=takehomes.names())
@@ -488,6 +493,15 @@ def _rubric(args: argparse.Namespace) -> int:
     return 0
 
 
+def _new_takehome(args: argparse.Namespace) -> int:
+    from gradelib.scaffold.newtakehome import new_takehome
+
+    folder = new_takehome(args.name, args.into, title=args.title)
+    print(f"wrote {folder}: install it (pip install -e {folder}), run its tests (python -m pytest {folder}/tests),")
+    print(f"then grade its sample: gradelib grade {folder}/submissions")
+    return 0
+
+
 _COMMANDS = {
     "queue": _queue,
     "deps": _deps,
@@ -502,6 +516,7 @@ _COMMANDS = {
     "decide": _decide,
     "rubric": _rubric,
     "similarity": _similarity,
+    "new-takehome": _new_takehome,
 }
 
 

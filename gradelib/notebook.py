@@ -22,11 +22,11 @@ from gradelib.display import render
 from gradelib.errors import GradelibError
 from gradelib.intake import ingest
 from gradelib.result import LineResult, Report
+from gradelib.review.rubricview import tier_rows
+from gradelib.takehomes.plugin import Grading, TakeHome
 from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
-VIEWS_SUFFIX = ".views.json"  # beside the JSON result: what a notebook shows beyond the lines (request logs)
-STORED_VIEWS: dict[str, tuple[str, ...]] = {"payments": ("attempts",)}  # the grading methods whose data is stored
-NOTE_LINES = frozenset({"evidence", "explanation", "blast_radius"})  # lines shown as a note card
+VIEWS_SUFFIX = ".views.json"  # beside the JSON result: the take-home's views (`Grading.views()`)
 STORED = "stored"
 LIVE = "live"
 
@@ -46,6 +46,7 @@ class NotebookGrading:
         save: bool = False,
     ) -> None:
         self.takehome = takehome
+        self.plugin: TakeHome = takehomes.load(takehome)
         self.rubric: Rubric = load_rubric(Path(rubric), takehome=takehome) if rubric else default_rubric(takehome)
         self.submission = Path(submission) if submission else None
         self.result_path = Path(result_path) if result_path else None
@@ -61,9 +62,10 @@ class NotebookGrading:
             )
         fallback = ingest.submission_name(self.submission) if self.submission else "submission"
         self.name = name or (self._stored.submission if self._stored else fallback)
-        self._grading: Any = None
+        self._grading: Grading | None = None
         self._unpacked: Path | None = None
         self._report: Report | None = None
+        self._live_views: dict[str, Any] | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
 
     @property
@@ -72,13 +74,13 @@ class NotebookGrading:
         return STORED if self._stored is not None else LIVE
 
     @property
-    def grading(self) -> Any:
+    def grading(self) -> Grading:
         """The take-home's grading object, opened (and its sandbox runs started) on first use."""
         if self._grading is None:
             self._grading = self._open()
         return self._grading
 
-    def _open(self) -> Any:
+    def _open(self) -> Grading:
         if self.submission is None:
             raise GradelibError(f"no submission to run: set `submission` in the parameters cell ({self.takehome})")
         path = self.submission
@@ -87,8 +89,7 @@ class NotebookGrading:
             with ingest.open_submission(path) as sub:
                 path = self._unpacked / sub.name
                 shutil.copytree(sub.path, path, symlinks=True)
-        plugin = takehomes.load(self.takehome)
-        grading = plugin.grading(path, name=self.name, rubric=self.rubric)
+        grading = self.plugin.grading(path, name=self.name, rubric=self.rubric)
         grading.__enter__()
         # A failing cell never reaches the last cell's close(): clean up when the kernel exits anyway.
         self._finalizer = weakref.finalize(self, _cleanup, grading, self._unpacked)
@@ -109,13 +110,12 @@ class NotebookGrading:
                 return self._stored.line(line_id)
             except KeyError:
                 return LineResult(line_id, "unverified", "the stored results have no such line")
-        result: LineResult = getattr(self.grading, line_id)()
-        return result
+        return self.grading.line(line_id)
 
     def show(self, line: LineResult | str) -> render.Html:
         """A line's card (by id, or a result), titled from the rubric; a judgment line shows the note."""
         result = self.line(line) if isinstance(line, str) else line
-        if result.id in NOTE_LINES and self.takehome == "payments":
+        if result.id in self.plugin.note_lines:
             return render.note_card(result, self.title(result.id))
         return render.line_html(result, self.title(result.id))
 
@@ -147,24 +147,18 @@ class NotebookGrading:
         """What the submission declared, what the kit installed (name, version), what it refused."""
         return render.environment_html(self.environment_section())
 
-    def attempts(self) -> dict[str, list[dict[str, Any]]]:
-        """The gateway's request log per scenario (payments): stored with the results, else from the runs."""
+    def view(self, name: str) -> Any:
+        """One of the take-home's views (`Grading.views()`): stored with the results, else from the runs;
+        None when there is no such view."""
         if self._stored is not None:
-            return dict(self._views.get("attempts") or {})
-        attempts: dict[str, list[dict[str, Any]]] = self.grading.attempts()
-        return attempts
+            return self._views.get(name)
+        return self.views().get(name)
 
-    def attempts_chart(self) -> Any:
-        """The request timeline of every scenario (payments)."""
-        from gradelib.takehomes.payments import charts
-
-        return charts.attempts_timeline(self.attempts(), title=self.name)
-
-    def attempts_table(self) -> render.Html:
-        """The request log of every scenario as a table (payments)."""
-        from gradelib.takehomes.payments import charts
-
-        return charts.attempts_html(self.attempts())
+    def views(self) -> dict[str, Any]:
+        """Every view of the take-home's grading, made once from the runs."""
+        if self._live_views is None:
+            self._live_views = dict(self.grading.views())
+        return self._live_views
 
     def report(self) -> Report:
         """Every line, in rubric order; written to `result_path` (with the views) only when `save` asks for it."""
@@ -174,11 +168,8 @@ class NotebookGrading:
             else:
                 self._report = self.grading.report()
                 if self.save:
-                    save_report(self._report, self.result_path, self._live_views())
+                    save_report(self._report, self.result_path, self.views())
         return self._report
-
-    def _live_views(self) -> dict[str, Any]:
-        return {view: getattr(self.grading, view)() for view in STORED_VIEWS.get(self.takehome, ())}
 
     def show_report(self, report: Report | None = None) -> render.Html:
         """The final score table."""
@@ -186,8 +177,6 @@ class NotebookGrading:
 
     def tier_table(self) -> render.Html:
         """Per line: its tiers, the kit's suggestion, and whether it awaits a reviewer (tier rubrics)."""
-        from gradelib.takehomes.payments import tier_rows
-
         rows = tier_rows(self.report(), self.rubric)
         return render.Html(f"{render.STYLE}<div class='gl-card'>{render.table_html(rows)}</div>")
 
@@ -197,7 +186,7 @@ class NotebookGrading:
             self._finalizer()
 
 
-def _cleanup(grading: Any, unpacked: Path | None) -> None:
+def _cleanup(grading: Grading, unpacked: Path | None) -> None:
     grading.__exit__(None, None, None)
     if unpacked:
         shutil.rmtree(unpacked, ignore_errors=True)

@@ -29,32 +29,20 @@ OUTCOME_SYMBOLS = {
     "unverified": "UNVERIFIED",
     "needs_review": "REVIEW",
 }
-# Evidence keys as a reader says them; any other key reads with its underscores as spaces.
+# The kit's own evidence keys (a run's, a diff's) as a reader says them. A take-home names its own in
+# `TakeHome.labels`, added here when it is loaded; any other key reads with its underscores as spaces.
 LABELS = {
-    "a_healthy": "(a) healthy stub",
-    "b_failing": "(b) failing stub",
-    "c_twice": "(c) record twice",
-    "chargeId": "charge id",
-    "idempotencyKey": "idempotency key",
-    "distinct_keys": "distinct keys",
     "duration_s": "duration (s)",
-    "gaps_ms": "gaps between attempts (ms)",
-    "gaps_ms_per_run": "gaps per run (ms)",
     "exit_code": "exit code",
     "stderr_tail": "stderr (last lines)",
     "stdout_tail": "stdout (last lines)",
     "dns_names": "DNS names looked up",
     "json_changes": "JSON changes",
     "unified_diff": "diff",
-    "red_on_draft": "red on the model's draft",
-    "green_on_own": "green on their own code",
     "stopped_by_kit": "stopped by the kit",
     "note_file": "note file",
-    "committed_vs_replay": "committed answers vs a fresh replay",
-    "live_rerecord": "live re-record",
-    "key_in_use": "key in use (409)",
-    "amount_mismatch": "amount mismatch (400)",
 }
+_TAKEHOME_LABELS: dict[str, str] = {}
 MAX_TABLE_ROWS = 60
 NOTE_TITLE = "NOTE.md"
 MAX_TEXT_CHARS = 20_000
@@ -106,7 +94,12 @@ def diff_html(unified: str) -> str:
 def label(key: object) -> str:
     """An evidence key as a readable label: "exit_code" -> "exit code", "chargeId" -> "charge id"."""
     text = str(key)
-    return LABELS.get(text, text.replace("_", " "))
+    return LABELS.get(text) or _TAKEHOME_LABELS.get(text) or text.replace("_", " ")
+
+
+def add_labels(labels: Mapping[str, str]) -> None:
+    """A take-home's evidence keys as a reader says them (the kit's own keys keep theirs)."""
+    _TAKEHOME_LABELS.update({str(k): str(v) for k, v in labels.items() if k not in LABELS})
 
 
 def table_html(rows: Sequence[Mapping[str, Any]]) -> str:

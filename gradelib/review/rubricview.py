@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from gradelib.result import Report
 from gradelib.review.clarifications import Clarification
 from gradelib.safetext import terminal_text
 from gradelib.takehomes.rubric import Rubric, RubricLine
@@ -34,3 +36,24 @@ def rubric_text(rubric: Rubric, clarifications: Mapping[str, Sequence[Clarificat
     count = sum(len(items) for items in clarifications.values())
     out.append(f"{count} clarification(s) from calibration meetings" if count else "no clarifications yet")
     return "\n".join(terminal_text(line) for line in out)
+
+
+def tier_rows(report: Report, rubric: Rubric) -> list[dict[str, Any]]:
+    """The tier table: each line's tiers, the kit's suggestion, and whether it awaits a reviewer."""
+    rows = []
+    for line in report.lines:
+        try:
+            rubric_line = rubric.line(line.id)
+        except KeyError:
+            continue
+        rows.append(
+            {
+                "line": rubric_line.title,
+                "kit suggests": line.tier or "-",
+                "outcome": line.outcome,
+                "awaits reviewer": "yes" if line.outcome in ("needs_review", "error") else "no",
+                **{tier: rubric_line.descriptions.get(tier, "") for tier in rubric_line.tiers},
+                "message": line.message,
+            }
+        )
+    return rows

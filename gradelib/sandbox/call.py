@@ -313,7 +313,7 @@ class Call:
         return tuple(found)
 
     def _kit_folder(self) -> list[str]:
-        kit = self.box.root / "kit"  # kit files (the payments driver), read-only to every run
+        kit = self.box.root / "kit"  # kit files (a take-home's driver script), read-only to every run
         return [str(kit)] if kit.is_dir() else []
 
     def _disk_notes(self, full: bool) -> list[str]:

@@ -1,7 +1,8 @@
 """The take-homes the kit grades: plugins found through the `gradelib.takehomes` entry points.
 
-`replay` and `payments` register exactly as a team's own take-home does, in the kit's own
-`pyproject.toml`. Nothing here imports a take-home until it is asked for.
+The kit's own take-homes (the packages under this one) register exactly as a team's own take-home
+does, in the kit's own `pyproject.toml`; nothing here names them. Nothing here imports a take-home
+until it is asked for.
 """
 
 from __future__ import annotations
@@ -10,19 +11,29 @@ import functools
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
+from gradelib.display import render
 from gradelib.errors import TakeHomeBroken, UnknownTakehome
 from gradelib.takehomes.plugin import TakeHome
 
 ENTRY_POINT_GROUP = "gradelib.takehomes"
-KIT_TAKEHOMES = ("replay", "payments")  # listed first, in this order; then everyone else's by name
-# The same registrations as the kit's pyproject.toml, for a kit run from a source tree that was never
-# installed (no package metadata, so no entry points); an installed registration wins.
-KIT_ENTRY_POINTS = {name: f"gradelib.takehomes.{name}:PLUGIN" for name in KIT_TAKEHOMES}
+KIT_PREFIX = f"{__name__}."  # the kit's own take-homes are the packages under this one
+RUBRIC_FILE = "rubric.toml"  # what marks one of them (every take-home package has its rubric)
+
+
+def _kit_entry_points() -> dict[str, EntryPoint]:
+    """The same registrations as the kit's pyproject.toml, found from the packages here, for a kit run from
+    a source tree that was never installed (no package metadata, so no entry points)."""
+    here = Path(__file__).parent
+    return {
+        child.name: EntryPoint(child.name, f"{KIT_PREFIX}{child.name}:PLUGIN", ENTRY_POINT_GROUP)
+        for child in sorted(here.iterdir())
+        if (child / "__init__.py").is_file() and (child / RUBRIC_FILE).is_file()
+    }
 
 
 @functools.cache
 def _entry_points() -> dict[str, EntryPoint]:
-    found = {name: EntryPoint(name, value, ENTRY_POINT_GROUP) for name, value in KIT_ENTRY_POINTS.items()}
+    found = _kit_entry_points()  # an installed registration wins
     found |= {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
     return found
 
@@ -34,9 +45,9 @@ def refresh() -> None:
 
 
 def names() -> tuple[str, ...]:
-    """Every registered take-home id, the kit's own first."""
-    order = {name: position for position, name in enumerate(KIT_TAKEHOMES)}
-    return tuple(sorted(_entry_points(), key=lambda name: (order.get(name, len(order)), name)))
+    """Every registered take-home id, the kit's own first (each group by name)."""
+    found = _entry_points()
+    return tuple(sorted(found, key=lambda name: (not found[name].value.startswith(KIT_PREFIX), name)))
 
 
 @functools.cache
@@ -51,6 +62,7 @@ def load(name: str) -> TakeHome:
         raise TakeHomeBroken(name, f"cannot be loaded: {type(exc).__name__}: {exc}") from exc
     if not isinstance(plugin, TakeHome) or plugin.id != name:
         raise TakeHomeBroken(name, f"the entry point must name a TakeHome with id {name!r}")
+    render.add_labels(plugin.labels)
     return plugin
 
 

@@ -90,6 +90,17 @@ class BaseGrading:
                 found[line_id] = method
         return found
 
+    def line(self, line_id: str) -> LineResult:
+        """One rubric line's result, its check run now (`unverified` for a line this take-home has no check for)."""
+        check = self.checks().get(line_id)
+        if check is None:
+            return LineResult(line_id, "unverified", f"{self.TAKEHOME} has no check for the line {line_id!r}")
+        return check()
+
+    def views(self) -> dict[str, Any]:
+        """What the take-home's notebook shows beyond the lines, JSON-able, by name (none by default)."""
+        return {}
+
     def facts(self) -> dict[str, Any]:
         """What the kit measured beyond the lines.
 

@@ -1,10 +1,15 @@
-"""What a take-home provides the kit: the plugin record every take-home registers, the kit's own included.
+"""The contract between the kit and a take-home: the `TakeHome` record every take-home registers (the
+kit's own included) and the `Grading` it makes for each submission.
 
 A take-home is a package that exposes one `TakeHome` under the entry-point group
-`gradelib.takehomes` (see `gradelib.takehomes.registry`). The kit reads everything it needs
-from it: how to recognise a submission, the grading class, the package data (rubric, handout,
-notebook), the loopback servers a reviewer can start by hand, the failure modes the cohort
-charts count, and its sample cohort.
+`gradelib.takehomes` (read by `gradelib.takehomes`). The core holds take-homes only through these two
+types, and knows none by name. From the record it reads: the take-home's name and title, how to
+recognise a submission, how to grade one (`grading`), its rubric, handout and notebook (package data,
+or a notebook path), the lines its notebook shows as a note, how its evidence keys read, the loopback
+servers a reviewer can start by hand, the failure modes the cohort charts count, and its sample
+cohort. A grading gives every line's result, the report, the environment section, and the views its
+notebook shows beyond the lines (JSON-able data under names it chooses, stored with the results so a
+reviewer's notebook shows them without running anything).
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ from gradelib.result import LineResult, Report
 
 RUBRIC_FILE = "rubric.toml"
 NOTEBOOK_FILE = "notebook.ipynb"
+# The kit's own notebooks: the repository's top-level notebooks/ (gradelib/notebooks links to it, and the
+# wheel carries them there as package data). A team's take-home keeps its notebook in its own package.
+KIT_NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 DEFAULT_RUN_SECONDS = 1200.0  # a plugin that does not say: twenty minutes of sandboxed runs
 
 
@@ -57,17 +65,30 @@ def fact_is(key: str, value: Any) -> Callable[[EntryView], bool]:
 
 
 class Grading(Protocol):
-    """One submission being graded: a context manager whose `report()` runs every check."""
+    """One submission being graded: a context manager whose `report()` runs every check
+    (`gradelib.takehomes.base.BaseGrading` provides all of it but the lines and views)."""
+
+    name: str
 
     def __enter__(self) -> Grading: ...
 
     def __exit__(self, *exc: object) -> None: ...
 
-    def prefetch(self) -> None: ...
+    def prefetch(self) -> None:
+        """Start the sandbox runs the lines share (side by side), before any line reads them."""
 
-    def report(self) -> Report: ...
+    def line(self, line_id: str) -> LineResult:
+        """One rubric line's result (its check run now, or the result it already has)."""
 
-    def environment_section(self) -> dict[str, Any]: ...
+    def report(self) -> Report:
+        """Every line in rubric order, the facts and the environment section."""
+
+    def environment_section(self) -> dict[str, Any]:
+        """What the submission declared, what was installed, what was refused."""
+
+    def views(self) -> dict[str, Any]:
+        """What the take-home's notebook shows beyond the lines: JSON-able data under names it chooses
+        (`{"attempts": {...}}`), stored beside the results by the batch."""
 
 
 @dataclass(frozen=True)
@@ -83,8 +104,11 @@ class TakeHome:
     failure_modes: tuple[FailureMode, ...] = ()
     servers: Mapping[str, Callable[[Sequence[str]], int]] = field(default_factory=dict)  # `gradelib NAME ...`
     samples: Path | None = None  # its sample cohort, when it ships one
-    notebook_file: str = NOTEBOOK_FILE
+    notebook_file: str = NOTEBOOK_FILE  # in its package data
+    notebook_path: Path | None = None  # or a notebook elsewhere (the kit's own: the top-level notebooks/)
     run_seconds: float = DEFAULT_RUN_SECONDS  # the most one grading's sandboxed runs take (wall limits, summed)
+    note_lines: tuple[str, ...] = ()  # lines its notebook shows as a note card (the candidate's writing)
+    labels: Mapping[str, str] = field(default_factory=dict)  # its evidence keys as a reader says them
 
     def data(self) -> Traversable:
         """The package-data folder."""
@@ -92,6 +116,8 @@ class TakeHome:
 
     def notebook(self) -> Path:
         """The parameterized notebook a batch runs once per submission."""
+        if self.notebook_path is not None:
+            return self.notebook_path
         return Path(str(self.data().joinpath(self.notebook_file)))
 
     def recognises(self, folder: Path) -> bool:

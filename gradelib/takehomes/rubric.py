@@ -162,7 +162,8 @@ def _parse_line(raw: Any, position: int, kind: RubricKind, source: str) -> Rubri
         raise RubricError(source, f"{where} is not a table")
     line_id = raw.get("id")
     if not isinstance(line_id, str) or not _NAME.match(line_id):
-        raise RubricError(source, f"{where} needs an 'id' like 'missing_fixture', got {line_id!r}")
+        like = "'my_line' (lowercase letters, digits, underscores)"
+        raise RubricError(source, f"{where} needs an 'id' like {like}, got {line_id!r}")
     where = f"line {line_id!r}"
     unknown = sorted(set(raw) - LINE_KEYS)
     if unknown:

@@ -13,17 +13,24 @@ from sample_cohort import GradedCohort
 from gradelib import batch, cli
 
 pytestmark = pytest.mark.e2e
-# Every notebook the kit ships (package data) and the example plugin's: committed without outputs.
-NOTEBOOKS = sorted([*(ROOT / "gradelib").rglob("*.ipynb"), *(ROOT / "examples").glob("*/*/*.ipynb")])
+# Every notebook the kit ships (the top-level notebooks/, package data through gradelib/notebooks) and the
+# example plugin's: committed without outputs.
+NOTEBOOKS = sorted([*(ROOT / "notebooks").glob("*.ipynb"), *(ROOT / "examples").glob("*/*/*.ipynb")])
 
 
-def test_every_kit_notebook_is_found() -> None:
+def test_every_kit_notebook_is_in_the_top_level_notebooks_folder_and_nowhere_else_in_the_package() -> None:
+    from gradelib import takehomes
+    from gradelib.cohort.summary import SUMMARY_NOTEBOOK
+
     names = {str(path.relative_to(ROOT)) for path in NOTEBOOKS}
-    assert {
-        "gradelib/takehomes/replay/notebook.ipynb",
-        "gradelib/takehomes/payments/notebook.ipynb",
-        "gradelib/cohort/summary.ipynb",
-    } <= names
+    assert {"notebooks/replay.ipynb", "notebooks/payments.ipynb", "notebooks/summary.ipynb"} <= names
+    kit_own = [takehomes.load(name) for name in takehomes.names() if name in ("replay", "payments")]
+    assert [plugin.notebook().resolve() for plugin in kit_own] == [
+        (ROOT / "notebooks" / f"{plugin.id}.ipynb").resolve() for plugin in kit_own
+    ]
+    assert SUMMARY_NOTEBOOK.resolve() == (ROOT / "notebooks" / "summary.ipynb").resolve()
+    inside = [p for p in (ROOT / "gradelib").rglob("*.ipynb") if not p.is_relative_to(ROOT / "gradelib" / "notebooks")]
+    assert inside == [], "the package holds no notebook of its own: they live in notebooks/"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("notebook",),
     ("execution",),  # one notebook run (papermill, forked kernels, HTML): the batch's and the summary's
     ("cohort",),
-    ("batch",),
+    ("batch", "scaffold"),  # scaffold: `new-takehome`, above the take-homes it must not collide with
     ("cli", "__main__"),
 )
 

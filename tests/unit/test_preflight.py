@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -24,7 +25,7 @@ def test_no_namespaces_is_one_warning(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_missing_notebook_stops_the_batch_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
-    broken = dataclasses.replace(takehomes.load("replay"), notebook_file="gone.ipynb")
+    broken = dataclasses.replace(takehomes.load("replay"), notebook_path=Path("/nowhere/gone.ipynb"))
     monkeypatch.setattr(preflight_module.takehomes, "load", lambda name: broken)
     with pytest.raises(GradelibError, match="gone.ipynb is missing"):
         preflight(["replay"])

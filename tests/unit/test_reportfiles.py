@@ -187,7 +187,8 @@ def test_stored_results_open_nothing_and_write_nothing(tmp_path: Path, monkeypat
     assert "persisted" in grading.show("key_scope").body
     card = grading.show("evidence").body
     assert "ran it" in card and "<h1" not in card
-    assert grading.attempts() == {"transient": [{"time": 0.0, "status": 503}]}
+    assert grading.view("attempts") == {"transient": [{"time": 0.0, "status": 503}]}
+    assert grading.view("no-such-view") is None
     assert grading.report().total == 2.0 and "Key scope" in grading.show_report().body
     assert "Key scope" in grading.tier_table().body
     grading.close()
@@ -202,8 +203,8 @@ def test_rerun_asks_for_the_checks_and_save_is_what_writes(tmp_path: Path, monke
         def report(self) -> Report:
             return fresh
 
-        def attempts(self) -> dict[str, Any]:
-            return {"slow": []}
+        def views(self) -> dict[str, Any]:
+            return {"attempts": {"slow": []}}
 
     monkeypatch.setattr(NotebookGrading, "_open", lambda self: Fake())
     result.unlink()

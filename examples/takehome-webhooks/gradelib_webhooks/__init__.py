@@ -24,6 +24,8 @@ PLUGIN = TakeHome(
     handout_files=HANDOUT_FILES,
     failure_modes=FAILURE_MODES,
     samples=SAMPLES if SAMPLES.is_dir() else None,
+    note_lines=("explanation",),  # shown as the candidate's note, rendered safely
+    labels={"late_status": "status after the timeout"},
 )
 
 __all__ = ["PLUGIN", "TAKEHOME", "WebhooksGrading"]

@@ -1,12 +1,16 @@
 """The `webhooks` take-home's grading: its four rubric lines in rubric order, each judged in its own module
-(`lines/`) from the runs they share (`runs.py`), and the failure modes the summary counts."""
+(`lines/`) from the runs they share (`runs.py`), the views its notebook shows (`views.py`), and the
+failure modes the summary counts."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from gradelib.result import LineResult
 from gradelib.takehomes.installguard import needs_install
 from gradelib.takehomes.plugin import FailureMode, fact_is
 
+from gradelib_webhooks import views
 from gradelib_webhooks.lines import exactly_once, explanation, ordering, signature
 from gradelib_webhooks.runs import WebhooksRuns
 
@@ -33,6 +37,10 @@ class WebhooksGrading(WebhooksRuns):
     def explanation(self) -> LineResult:
         """What the note says, for the reviewer (`lines/explanation.py`)."""
         return explanation.judge(self)
+
+    def views(self) -> dict[str, Any]:
+        """The deliveries of every scenario (the notebook's tables), stored with the results by the batch."""
+        return {views.DELIVERIES: views.deliveries_view(self.scenarios())}
 
 
 FAILURE_MODES: tuple[FailureMode, ...] = (

@@ -1,13 +1,21 @@
-"""The notebook's view of the deliveries: one table per scenario, what was sent, answered and applied."""
+"""The notebook's view of the deliveries: one table per scenario, what was sent, answered and applied.
+
+`deliveries_view` makes the view's data (JSON-able, what `WebhooksGrading.views()` returns under
+DELIVERIES, stored beside the batch's results); `deliveries_html` shows it, from a fresh run or from
+the stored results alike.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from gradelib import safetext
 from gradelib.display import render
 
 from gradelib_webhooks.deliveries import ScenarioRun
+
+DELIVERIES = "deliveries"  # the view's name
 
 
 def deliveries_rows(run: ScenarioRun) -> list[dict[str, object]]:
@@ -16,16 +24,30 @@ def deliveries_rows(run: ScenarioRun) -> list[dict[str, object]]:
     return [{**delivery.to_dict(), "times applied": counts.get(delivery.event)} for delivery in run.deliveries]
 
 
-def deliveries_html(runs: Mapping[str, ScenarioRun]) -> render.Html:
+def deliveries_view(runs: Mapping[str, ScenarioRun]) -> list[dict[str, Any]]:
+    """Every scenario's title, what it tries, its verdict and its delivery rows, as plain data."""
+    return [
+        {
+            "scenario": run.scenario.name,
+            "title": run.scenario.title,
+            "about": run.scenario.about,
+            "verdict": run.unmeasured() or run.verdict.describe(),
+            "rows": deliveries_rows(run),
+        }
+        for run in runs.values()
+    ]
+
+
+def deliveries_html(view: Sequence[Mapping[str, Any]] | None) -> render.Html:
     """Every scenario's deliveries and verdict, as HTML (candidate text escaped by table_html)."""
     parts = [render.STYLE]
     lines = []
-    for run in runs.values():
-        verdict = run.unmeasured() or run.verdict.describe()
+    for scenario in view or ():
+        verdict = str(scenario.get("verdict") or "")
         parts.append(
-            f"<div class='gl-card'><b>{safetext.html_visible(run.scenario.title)}</b>: "
-            f"{safetext.html_visible(run.scenario.about)}"
-            f"<br>{safetext.html_visible(verdict)}{render.table_html(deliveries_rows(run))}</div>"
+            f"<div class='gl-card'><b>{safetext.html_visible(str(scenario.get('title') or ''))}</b>: "
+            f"{safetext.html_visible(str(scenario.get('about') or ''))}"
+            f"<br>{safetext.html_visible(verdict)}{render.table_html(list(scenario.get('rows') or []))}</div>"
         )
-        lines.append(f"{run.scenario.name}: {verdict}")
-    return render.Html("".join(parts), "\n".join(lines))
+        lines.append(f"{scenario.get('scenario')}: {verdict}")
+    return render.Html("".join(parts), "\n".join(lines) or "(no deliveries)")

@@ -69,14 +69,15 @@ def _legend(seen: set[str], left: float) -> list[str]:
     return parts
 
 
-def attempts_timeline(attempts: Mapping[str, Sequence[Mapping[str, Any]]], *, title: str = "") -> Svg:
+def attempts_timeline(attempts: Mapping[str, Sequence[Mapping[str, Any]]] | None, *, title: str = "") -> Svg:
     """One row per scenario, one marker per request at seconds since that scenario's first request.
 
     `attempts` maps scenario name to request rows with `time` (seconds since the first
     request), `status` (an int, or "hung"/None) and `charged`. Markers are coloured by
     status; a black edge marks a request that moved money. Drawn as plain SVG: a payments
-    report needs no plotting library.
+    report needs no plotting library. None (results stored without the view) draws no scenario.
     """
+    attempts = attempts or {}
     names = list(attempts)
     rows = {name: list(attempts[name])[:MAX_POINTS] for name in names}
     longest = max((float(r.get("time") or 0.0) for rs in rows.values() for r in rs), default=0.0)
@@ -119,10 +120,10 @@ def attempts_timeline(attempts: Mapping[str, Sequence[Mapping[str, Any]]], *, ti
     return Svg(body, f"request timeline ({counts or 'no scenarios'})")
 
 
-def attempts_html(attempts: Mapping[str, Sequence[Mapping[str, Any]]]) -> render.Html:
+def attempts_html(attempts: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> render.Html:
     """The request log of each scenario as an escaped table under the scenario's name."""
     parts = []
-    for name, rows in attempts.items():
+    for name, rows in (attempts or {}).items():
         table = render.table_html(list(rows)) if rows else "<p>(no requests)</p>"
         parts.append(f'<div class="gl-key">{safetext.html_visible(name)}</div>{table}')
     return render.Html(f'{render.STYLE}<div class="gl-card">{"".join(parts)}</div>')

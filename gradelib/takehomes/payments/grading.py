@@ -1,5 +1,5 @@
 """The `payments` take-home's grading: its five rubric lines in rubric order, each judged in its own module
-(`lines/`) from the runs they share (`runs.py`); the tier table the notebook shows."""
+(`lines/`) from the runs they share (`runs.py`), and the views its notebook shows."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from gradelib.takehomes.payments.lines import blast_radius, evidence, explanatio
 from gradelib.takehomes.payments.runs import PaymentsRuns
 from gradelib.takehomes.plugin import FailureMode, fact_is
 from gradelib.takehomes.rubric import Rubric
+
+ATTEMPTS_VIEW = "attempts"
 
 
 class PaymentsGrading(PaymentsRuns):
@@ -42,32 +44,15 @@ class PaymentsGrading(PaymentsRuns):
         """What else the note finds unsafe, beside the slow scenario (`lines/blast_radius.py`)."""
         return blast_radius.judge(self)
 
+    def views(self) -> dict[str, Any]:
+        """The gateway's request log of every scenario (the notebook's timeline and table)."""
+        return {ATTEMPTS_VIEW: self.attempts()}
+
 
 def check(submission: Path, *, name: str | None = None, rubric: Rubric | None = None) -> Report:
     """Grade one payments submission folder."""
     with PaymentsGrading(submission, name=name, rubric=rubric) as grading:
         return grading.report()
-
-
-def tier_rows(report: Report, rubric: Rubric) -> list[dict[str, Any]]:
-    """The tier table: each line's tiers, the kit's suggestion, and whether it awaits a reviewer."""
-    rows = []
-    for line in report.lines:
-        try:
-            rubric_line = rubric.line(line.id)
-        except KeyError:
-            continue
-        rows.append(
-            {
-                "line": rubric_line.title,
-                "kit suggests": line.tier or "-",
-                "outcome": line.outcome,
-                "awaits reviewer": "yes" if line.outcome in ("needs_review", "error") else "no",
-                **{tier: rubric_line.descriptions.get(tier, "") for tier in rubric_line.tiers},
-                "message": line.message,
-            }
-        )
-    return rows
 
 
 FAILURE_MODES: tuple[FailureMode, ...] = (

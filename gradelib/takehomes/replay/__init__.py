@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradelib.takehomes.plugin import TakeHome
+from gradelib.takehomes.plugin import KIT_NOTEBOOKS, TakeHome
 from gradelib.takehomes.replay import modelstub
 from gradelib.takehomes.replay.grading import FAILURE_MODES, GRADING, ReplayGrading, check
 from gradelib.takehomes.replay.runs import (
@@ -35,7 +35,15 @@ PLUGIN = TakeHome(
     failure_modes=FAILURE_MODES,
     servers={"stub": modelstub.main},
     samples=SAMPLES if SAMPLES.is_dir() else None,
+    notebook_path=KIT_NOTEBOOKS / f"{TAKEHOME}.ipynb",
     run_seconds=RUN_SECONDS,
+    labels={
+        "a_healthy": "(a) healthy stub",
+        "b_failing": "(b) failing stub",
+        "c_twice": "(c) record twice",
+        "committed_vs_replay": "committed answers vs a fresh replay",
+        "live_rerecord": "live re-record",
+    },
 )
 
 __all__ = [

@@ -1,0 +1,1 @@
+"""Starting a team's own take-home: `gradelib new-takehome NAME` writes a package in the example's shape."""
