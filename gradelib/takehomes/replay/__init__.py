@@ -41,6 +41,8 @@ PLUGIN = TakeHome(
         "a_healthy": "(a) healthy stub",
         "b_failing": "(b) failing stub",
         "c_twice": "(c) record twice",
+        "e_over_committed": "(e) re-record over the committed fixtures",
+        "over_committed": "re-record over the committed fixtures",
         "committed_vs_replay": "committed answers vs a fresh replay",
         "live_rerecord": "live re-record",
     },

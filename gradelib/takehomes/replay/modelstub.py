@@ -189,6 +189,10 @@ class ModelStub:
         """The label this stub serves for a ticket body (depends on the salt, not the meaning)."""
         return LABELS[int(_sha256(self.salt + "\0" + ticket_body), 16) % len(LABELS)]
 
+    def labels(self) -> dict[str, str]:
+        """Ticket id -> the label this stub serves for it, for every ticket it knows, asked or not."""
+        return dict(sorted((ticket_id, self.label_for(body)) for ticket_id, body, _ in self._tickets))
+
     def justification_for(self, label: str, digest: str) -> str:
         """The one-line justification served with a label, chosen by a hex digest."""
         options = JUSTIFICATIONS.get(label, JUSTIFICATIONS["other"])

@@ -36,6 +36,7 @@ STUB_PORT = 8080
 DNS_PORT = 53
 STUB_KEY = "gradelib-stub-key"
 CHECK_SALT = "gradelib-record-check"  # labels differ from any committed recording
+RERECORD_SALT = "gradelib-rerecord-check"  # and from the clean recording's: the re-record over committed fixtures
 MAX_ANSWERS_BYTES = 8 * 1024 * 1024
 MAX_TICKETS_BYTES = 1024 * 1024
 LOUD_WORDS = ("fixture", "cassette", "record")
@@ -43,9 +44,10 @@ REPLAY_LIMITS = Limits(wall_seconds=60, cpu_seconds=60)
 RECORD_LIMITS = Limits(wall_seconds=120, cpu_seconds=120)
 GIT_LIMITS = Limits(wall_seconds=30, cpu_seconds=30)
 # The most one grading's sandboxed runs can take, their wall limits summed: replays A and B, the
-# missing-fixture replay and the one after record; two records and one against the failing stub,
-# and a live re-record; the git history. The batch's deadline for a grading is built on it.
-RUN_SECONDS = 4 * REPLAY_LIMITS.wall_seconds + 4 * RECORD_LIMITS.wall_seconds + GIT_LIMITS.wall_seconds
+# missing-fixture replay, the one after record and the one after the re-record over the committed
+# fixtures; two records, one against the failing stub, the re-record and a live re-record; the git
+# history. The batch's deadline for a grading is built on it.
+RUN_SECONDS = 5 * REPLAY_LIMITS.wall_seconds + 5 * RECORD_LIMITS.wall_seconds + GIT_LIMITS.wall_seconds
 HANDOUT_FILES = (("HANDOUT.md", "README.md"), ("tickets.json", "tickets.json"), ("labels.json", "labels.json"))
 # What each mode must write (TAKEHOMES.md), removed from a copy before the run: a line judges
 # only what the run itself wrote, never a file the candidate shipped.
@@ -143,7 +145,8 @@ class Replay:
 
 @dataclass(frozen=True)
 class RecordRuns:
-    """What the record line judges: two records against healthy stubs, a replay, a record against a failing one."""
+    """What the record line judges: two records against healthy stubs, a replay, a record against a failing one,
+    and a re-record over the submission's own committed fixtures, then a replay."""
 
     healthy: ModelStub  # the stub of the first record
     healthy_again: ModelStub  # the stub of the second, "twice in a row"
@@ -152,17 +155,27 @@ class RecordRuns:
     after: Replay  # replay, from the cassettes the records left
     failing: ModelStub
     failing_run: RunResult
+    over: ModelStub  # the re-record's stub: answers other than the committed fixtures'
+    over_run: RunResult  # record over the committed fixtures (they stay in the copy)
+    over_after: Replay  # replay after it: must give the re-record's answers
 
     def runs(self) -> tuple[RunResult, ...]:
         """Every run of the record line, in the order they ran."""
-        return (self.first, self.second, self.after.run, self.failing_run)
+        return (self.first, self.second, self.after.run, self.failing_run, self.over_run, self.over_after.run)
 
     def wrong_labels(self) -> dict[str, dict[str, str | None]]:
         """Tickets the replay after record labelled differently from the healthy stub."""
-        expected = self.healthy.expected_labels()
-        got = labels_in(self.after.answers)
+        return _disagreements(self.healthy, self.after)
+
+    def stale_labels(self) -> dict[str, dict[str, str | None]]:
+        """Tickets the replay after the re-record over the committed fixtures answered otherwise than the
+        re-record's stub would answer (every ticket, asked or not): a fixture that survived the re-record (the
+        article's "fixture that lies"), or a ticket the re-record did not ask again."""
+        got = labels_in(self.over_after.answers)
         return {
-            tid: {"stub": label, "replay": got.get(tid)} for tid, label in expected.items() if got.get(tid) != label
+            tid: {"stub": label, "replay": got.get(tid)}
+            for tid, label in self.over.labels().items()
+            if got.get(tid) != label
         }
 
     def checks(self, wrong: Mapping[str, object]) -> dict[str, bool]:
@@ -179,6 +192,11 @@ class RecordRuns:
             and not failing_run.ok
             and failing_run.exit_code is not None,
             "c_twice": first.ok and second.ok and self.healthy_again.call_count <= MAX_CALLS,
+            "e_over_committed": self.over_run.ok
+            and self.over.call_count <= MAX_CALLS
+            and self.over_after.run.ok
+            and bool(self.over.labels())
+            and not self.stale_labels(),
         }
 
     def evidence(self, checks: Mapping[str, bool], wrong: Mapping[str, object], honesty: Any) -> dict[str, Any]:
@@ -193,8 +211,24 @@ class RecordRuns:
                 "labels_mismatched": wrong,
             },
             "failing": {"calls": self.failing.call_count, "run": self.failing_run.evidence()},
+            "over_committed": {
+                "calls": self.over.call_count,
+                "run": self.over_run.evidence(),
+                "replay_after": self.over_after.run.evidence(),
+                "stale": self.stale_labels(),
+            },
             "honesty": honesty,
         }
+
+
+def _disagreements(stub: ModelStub, replay: Replay) -> dict[str, dict[str, str | None]]:
+    """Tickets a replay labelled otherwise than the stub that was just recorded against."""
+    got = labels_in(replay.answers)
+    return {
+        tid: {"stub": label, "replay": got.get(tid)}
+        for tid, label in stub.expected_labels().items()
+        if got.get(tid) != label
+    }
 
 
 def _command(copy: Path, mode: str) -> list[str]:
@@ -421,7 +455,17 @@ class ReplayRuns(BaseGrading):
         failing_copy = self.box.copy("record-failing")
         _clear_outputs(failing_copy, RECORD_OUTPUTS)
         failing_run = self._record(failing_copy, failing)
-        return RecordRuns(stubs[0], stubs[1], runs[0], runs[1], Replay(after, answers, problem), failing, failing_run)
+        over_copy = self.box.copy("record-over-committed")
+        _clear_outputs(over_copy, REPLAY_OUTPUTS)  # the committed fixtures stay: the re-record must replace them
+        over = ModelStub("healthy", tickets=self.tickets, salt=RERECORD_SALT)
+        over_run = self._record(over_copy, over)
+        _clear_outputs(over_copy, REPLAY_OUTPUTS)
+        over_after = self.box.run(_command(over_copy, "replay"), over_copy, limits=self.replay_limits)
+        over_answers, over_problem = _answers(over_copy)
+        return RecordRuns(
+            stubs[0], stubs[1], runs[0], runs[1], Replay(after, answers, problem), failing, failing_run,
+            over, over_run, Replay(over_after, over_answers, over_problem),
+        )  # fmt: skip
 
     def _replay_runs(self, *, missing: bool = False) -> list[RunResult | None]:
         """The replay-mode runs a line reads: the two replays, and the missing-fixture one."""

@@ -12,6 +12,8 @@ from typing import Literal, get_args
 
 Kind = Literal["timestamp", "date", "uuid", "random_id", "duration", "token_count", "model_id"]
 KINDS: tuple[Kind, ...] = get_args(Kind)
+# Kinds found by how a value looks, not by what it means: volatile only when it changes between runs.
+LOOKS_RANDOM: frozenset[Kind] = frozenset({"uuid", "random_id"})
 
 ROOT_PATH = "$"
 MAX_VALUE_CHARS = 120
@@ -190,6 +192,17 @@ def split_path(path: str) -> list[str | int]:
         else:
             steps.append(json.loads(quoted))
     return steps
+
+
+def value_at(doc: object, path: str) -> object:
+    """The value at `path` (made by `join_path`) in `doc`, or None where the path leads nowhere."""
+    for step in split_path(path):
+        inside = isinstance(doc, list) and isinstance(step, int) and 0 <= step < len(doc)
+        inside = inside or (isinstance(doc, dict) and isinstance(step, str) and step in doc)
+        if not inside:
+            return None
+        doc = doc[step]  # type: ignore[index]
+    return doc
 
 
 # --- classification -------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from gradelib.errors import UnsafeFile
@@ -83,7 +83,29 @@ def _record_failures(runs: RecordRuns, checks: Mapping[str, bool], wrong: Mappin
             failures.append(f"(c) the first of two records in a row {ended(first)}")
         else:
             failures.append(f"(c) the second record in a row went past {MAX_CALLS} model calls")
+    if not checks["e_over_committed"]:
+        failures.append(_over_committed_failure(runs, ended))
     return failures
+
+
+def _over_committed_failure(runs: RecordRuns, ended: Callable[[RunResult], str]) -> str:
+    """Why (e) failed: the re-record over the submission's committed fixtures, then a replay."""
+    if runs.over.call_count > MAX_CALLS:
+        return f"(e) recording over the committed fixtures went past {MAX_CALLS} model calls"
+    if not runs.over_run.ok:
+        return f"(e) record over the committed fixtures {ended(runs.over_run)}"
+    if not runs.over_after.run.ok or runs.over_after.answers is None:
+        return f"(e) replay after recording over the committed fixtures {why_no_answers(runs.over_after)}"
+    stale = runs.stale_labels()
+    if not stale:
+        return "(e) the kit's stub knows none of the submission's tickets: nothing to re-record"
+    ticket, labels = next(iter(stale.items()))
+    asked = "" if runs.over.call_count else " (record asked the model nothing: it kept the committed fixtures)"
+    return (
+        f"(e) after recording over the committed fixtures, replay gave an answer other than the new recording's on "
+        f"{len(stale)} ticket(s) (e.g. {ticket}: {labels['replay']}, recorded now: {labels['stub']}){asked}: "
+        "a fixture that survives a re-record lies"
+    )
 
 
 def fixture_honesty(grading: ReplayRuns) -> dict[str, Any]:
