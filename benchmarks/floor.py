@@ -257,7 +257,8 @@ def _record(floor: Floor, label: str, copy: Path, stub: ModelStub) -> Command:
 
 
 def floor_replay(source: Path, work: Workspace, floor: Floor) -> None:
-    """Two replays, a missing-fixture replay, record x2 + replay (healthy stub), record (failing stub)."""
+    """Two replays, a missing-fixture replay, record x2 + replay (healthy stub), record (failing stub), record
+    over the committed fixtures + replay."""
     argv = ["bash", replay.RUN_SH, "replay"]
     for index, label in ((0, "replay A"), (1, "replay B")):
         copy = work.copy(label.replace(" ", "-"))
@@ -286,6 +287,17 @@ def floor_replay(source: Path, work: Workspace, floor: Floor) -> None:
     floor.commands.append(command)
     copy = work.copy("record-failing")
     _record(floor, "record (failing stub)", copy, ModelStub("failing", tickets=tickets))
+    copy = work.copy("record-over-committed")  # the committed cassettes stay
+    (copy / replay.ANSWERS).unlink(missing_ok=True)
+    _record(
+        floor,
+        "record over the committed fixtures",
+        copy,
+        ModelStub("healthy", tickets=tickets, salt=replay.RERECORD_SALT),
+    )
+    (copy / replay.ANSWERS).unlink(missing_ok=True)
+    command, _ = run_bare("replay after recording over them", argv, copy, base_env(copy.parent), REPLAY_TIMEOUT)
+    floor.commands.append(command)
 
 
 # -- payments ----------------------------------------------------------------------------------

@@ -170,12 +170,22 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     summary.add_argument("--to", dest="graded_to", help="graded on or before YYYY-MM-DD")
     summary.add_argument("--reveal", action="store_true", help="per-report score tables show every value too")
     similar = sub.add_parser(
-        "similarity", help="submissions that share code, in this cohort and with earlier ones (`add PATH...`)"
+        "similarity",
+        help="submissions that share code: in the gradebook (`list`), earlier cohorts (`add PATH...`), or any "
+        "folders without grading (`scan PATH...`)",
     )
-    similar.add_argument("action", nargs="?", choices=("list", "add"), default="list")
+    similar.add_argument("action", nargs="?", choices=("list", "add", "scan"), default="list")
     similar.add_argument(
-        "paths", nargs="*", type=Path, help="with add: earlier cohorts' submissions, folders of them, or gradebooks"
+        "paths",
+        nargs="*",
+        type=Path,
+        help="with add: earlier cohorts' submissions, folders of them, or gradebooks; with scan: submissions, "
+        "archives or folders of them",
     )
+    similar.add_argument(
+        "--template", type=Path, action="append", default=[], help="with scan: starter code every candidate got"
+    )
+    similar.add_argument("--all", action="store_true", help="with scan: every pair with its score, highest first")
     similar.add_argument("--takehome", choices=takehomes.names())
     similar.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     similar.add_argument(
@@ -456,6 +466,8 @@ def _similarity(args: argparse.Namespace) -> int:
     from gradelib.similarity import listing
     from gradelib.takehomes.bases import handout_base
 
+    if args.action == "scan":
+        return _similarity_scan(args)
     if args.action == "add":
         if not args.paths:
             raise GradelibError("similarity add needs PATH...: earlier cohorts' submissions, or their gradebooks")
@@ -485,6 +497,29 @@ def _similarity(args: argparse.Namespace) -> int:
     else:
         print(listing.pairs_text(pairs, threshold))
     return 0
+
+
+def _similarity_scan(args: argparse.Namespace) -> int:
+    from gradelib import similarity
+    from gradelib.batch.similarityscan import scan
+    from gradelib.similarity import listing
+
+    if not args.paths:
+        raise GradelibError("similarity scan needs PATH...: submissions, archives, or folders of them")
+    threshold = similarity.THRESHOLD if args.threshold is None else args.threshold
+    if not 0 < threshold <= 1:
+        raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
+    found = scan(
+        args.paths, takehome=args.takehome, templates=args.template, threshold=threshold, every=args.all,
+        reveal=args.reveal,
+    )  # fmt: skip
+    for problem in found.problems:
+        print(f"not scanned: {safetext.terminal_text(problem)}", file=sys.stderr)
+    if args.json:
+        print(listing.scan_json(found.pairs, threshold, found.submissions, every=args.all, reveal=args.reveal))
+    else:
+        print(listing.scan_text(found.pairs, threshold, found.submissions, every=args.all))
+    return 1 if found.problems and not found.submissions else 0
 
 
 def _rubric(args: argparse.Namespace) -> int:

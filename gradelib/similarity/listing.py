@@ -4,7 +4,7 @@ TAKEHOMES.md, blind labels unless revealed."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gradelib.safetext import terminal_text
@@ -43,6 +43,36 @@ def pairs_text(pairs: Sequence[SimilarPair], threshold: float) -> str:
             terminal_text(
                 f"  {pair.takehome}: {pair.a.label} ({pair.match.a_share:.0%}) ~ {pair.b.label}{earlier} "
                 f"({pair.match.b_share:.0%}), longest match {pair.match.longest} lines"
+            )
+        )
+    return "\n".join(lines)
+
+
+def scan_json(
+    pairs: Sequence[SimilarPair], threshold: float, submissions: Mapping[str, int], *, every: bool, reveal: bool
+) -> str:
+    """`gradelib similarity scan --json`: the pairs in the stable shape, and how many submissions were read."""
+    body = {
+        "threshold": threshold,
+        "all": every,
+        "submissions": dict(submissions),
+        "pairs": [pair_record(pair, reveal=reveal) | {"share": round(pair.match.share, 3)} for pair in pairs],
+    }
+    return json.dumps(body, indent=1)
+
+
+def scan_text(pairs: Sequence[SimilarPair], threshold: float, submissions: Mapping[str, int], *, every: bool) -> str:
+    """`gradelib similarity scan`: what was read, then the pairs (every pair's score with `every`)."""
+    read = ", ".join(f"{count} {takehome}" for takehome, count in submissions.items()) or "no submission"
+    if not every:
+        return f"read {read}\n" + pairs_text(pairs, threshold)
+    lines = [f"read {read}; every pair, highest share first (flagged at {threshold:.0%}):"]
+    for pair in pairs:
+        flag = "  <-" if pair.match.share >= threshold else ""
+        lines.append(
+            terminal_text(
+                f"  {pair.match.share:6.1%}  {pair.takehome}: {pair.a.label} ~ {pair.b.label}"
+                f" (longest match {pair.match.longest} lines){flag}"
             )
         )
     return "\n".join(lines)

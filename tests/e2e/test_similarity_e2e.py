@@ -96,3 +96,31 @@ def test_the_summary_and_the_terminal_show_the_pair_and_only_it(
     assert {pair["a"], pair["b"]} == {labels[ORIGINAL], labels["zed-copycat"]}
     assert min(pair["a_share"], pair["b_share"]) >= 0.8 and pair["longest_lines"] >= 10
     assert pair["b_earlier"] is False and "a_name" not in pair
+
+
+def test_scan_from_folders_gives_the_graded_pairs_score_every_pair_and_leaves_starter_code_out(
+    graded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gradelib similarity scan` on the same folders, with no gradebook: the copy's score is the one kept after
+    the grade; `--all` ranks every pair; the original handed out as starter code no longer makes a copy."""
+    cohort = graded.parent / "cohort"
+    assert cli.main(["similarity", "--json", "--reveal", "--gradebook", str(graded / "gradebook.sqlite")]) == 0
+    (kept,) = json.loads(capsys.readouterr().out)["pairs"]
+    assert cli.main(["similarity", "scan", str(cohort), "--json", "--reveal"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["submissions"] == {"payments": 3}
+    (pair,) = found["pairs"]
+    assert {pair["a_name"], pair["b_name"]} == {kept["a_name"], kept["b_name"]} == {ORIGINAL, "zed-copycat"}
+    assert sorted([pair["a_share"], pair["b_share"]]) == sorted([kept["a_share"], kept["b_share"]])
+    assert pair["longest_lines"] == kept["longest_lines"]
+    assert cli.main(["similarity", "scan", str(cohort), "--all", "--json"]) == 0
+    every = json.loads(capsys.readouterr().out)["pairs"]
+    assert len(every) == 3 and [p["share"] for p in every] == sorted((p["share"] for p in every), reverse=True)
+    assert every[0]["share"] == pair["share"] and all(p["a"].startswith("Submission #") for p in every)
+    assert "a_name" not in every[0], "blind unless revealed"
+    starter = cohort / ORIGINAL
+    assert cli.main(["similarity", "scan", str(cohort), "--json", "--all", "--template", str(starter)]) == 0
+    with_template = json.loads(capsys.readouterr().out)["pairs"]
+    assert with_template[0]["share"] < found["threshold"] <= pair["share"], "the starter code never counts"
+    assert cli.main(["similarity", "scan", str(cohort), "--template", str(graded / "nowhere")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err

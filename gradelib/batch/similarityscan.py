@@ -1,0 +1,135 @@
+"""`gradelib similarity scan PATH...`: which submissions share code, straight from folders and archives, with no
+gradebook and no grading. The same fingerprints (the handout's and a team's own starter code left out) and
+the same measure as the pairs kept after a grade, so the scores are the same; `every` lists every pair of a
+take-home, the ones that share nothing at 0."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gradelib import takehomes
+from gradelib.errors import GradelibError, SubmissionError
+from gradelib.intake import ingest
+from gradelib.similarity.cohort import Side, SimilarPair
+from gradelib.similarity.fingerprint import Base, Prints, base_of, fingerprint
+from gradelib.similarity.pairs import THRESHOLD, common, match, neighbours
+from gradelib.takehomes import handout
+
+SCAN_LABEL = "Submission #{number}"
+MAX_TEMPLATE_FILES = 2000
+MAX_TEMPLATE_BYTES = 2 * 1024 * 1024  # one starter file; a bigger one is not code a team hands out
+
+
+class TemplateUnreadable(GradelibError):
+    """A `--template` path that is neither a readable file nor a folder."""
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """One submission as the scan read it: its take-home, its folder name, its blind label, its fingerprints."""
+
+    takehome: str
+    name: str
+    label: str
+    prints: Prints
+
+
+@dataclass
+class Scan:
+    """What a scan found: the pairs (largest share first), how many submissions it read, what it could not."""
+
+    pairs: list[SimilarPair] = field(default_factory=list)
+    submissions: dict[str, int] = field(default_factory=dict)  # per take-home
+    problems: list[str] = field(default_factory=list)
+
+
+def template_files(paths: Sequence[Path]) -> list[tuple[str, bytes]]:
+    """Every file of a team's starter code (files, or folders of them) as (path, bytes): never counted."""
+    found: list[tuple[str, bytes]] = []
+    for path in paths:
+        path = Path(path)
+        if path.is_file():
+            found.append((path.name, path.read_bytes()[:MAX_TEMPLATE_BYTES]))
+        elif path.is_dir():
+            for file in sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink()):
+                if len(found) >= MAX_TEMPLATE_FILES:
+                    break
+                if ".git" not in file.relative_to(path).parts and file.stat().st_size <= MAX_TEMPLATE_BYTES:
+                    found.append((str(file.relative_to(path)), file.read_bytes()))
+        else:
+            raise TemplateUnreadable(f"--template {path}: no such file or folder")
+    return found
+
+
+def scan(
+    paths: Iterable[Path],
+    *,
+    takehome: str | None = None,
+    templates: Sequence[Path] = (),
+    threshold: float = THRESHOLD,
+    every: bool = False,
+    reveal: bool = False,
+) -> Scan:
+    """Read every submission under `paths` and compare each take-home's submissions pairwise."""
+    done = Scan()
+    scanned = _read(paths, takehome, template_files(templates), done, reveal)
+    for name in sorted({item.takehome for item in scanned}):
+        group = [item for item in scanned if item.takehome == name]
+        done.submissions[name] = len(group)
+        done.pairs += _pairs(name, group, threshold, every)
+    done.pairs.sort(key=lambda pair: (-pair.match.share, pair.takehome, pair.a.label, pair.b.label))
+    return done
+
+
+def _read(
+    paths: Iterable[Path], takehome: str | None, template: list[tuple[str, bytes]], done: Scan, reveal: bool
+) -> list[Scanned]:
+    bases: dict[str, Base] = {}
+    found: list[Scanned] = []
+    for path in paths:
+        submissions = (
+            ingest.find_submissions(Path(path), recognises=takehomes.recognises) if Path(path).exists() else []
+        )
+        if not submissions:
+            done.problems.append(f"{path}: no submission found there")
+        for submission in submissions:
+            try:
+                with ingest.open_submission(submission) as sub:
+                    chosen = takehome or takehomes.detect(sub.path)
+                    if chosen is None:
+                        raise GradelibError(f"cannot tell which take-home this answers (no {takehomes.markers_text()})")
+                    if chosen not in bases:
+                        bases[chosen] = _base(chosen, template)
+                    label = sub.name if reveal else SCAN_LABEL.format(number=len(found) + 1)
+                    found.append(Scanned(chosen, sub.name, label, fingerprint(sub.path, bases[chosen])))
+            except (SubmissionError, GradelibError, OSError, ValueError, RecursionError) as exc:
+                done.problems.append(f"{submission}: {exc}")
+    return found
+
+
+def _base(takehome: str, template: list[tuple[str, bytes]]) -> Base:
+    """What never counts for `takehome`: its handout's files and the team's starter code."""
+    try:
+        files = handout.handout_files(takehome)
+    except (GradelibError, LookupError, OSError, UnicodeDecodeError):
+        files = []
+    return base_of([*files, *template])
+
+
+def _pairs(takehome: str, group: Sequence[Scanned], threshold: float, every: bool) -> list[SimilarPair]:
+    """The take-home's pairs at `threshold` (every pair with `every`), measured as after a grade."""
+    hashes = {index: item.prints.hashes for index, item in enumerate(group)}
+    ignore = common(hashes)
+    candidates = neighbours(hashes, ignore)
+    found: list[SimilarPair] = []
+    for a, b in itertools.combinations(range(len(group)), 2):
+        if (a, b) not in candidates and not every:
+            continue  # shares too few fingerprints to reach any threshold: not measured unless every pair is asked
+        measured = match(group[a].prints.files, group[b].prints.files, ignore)
+        if every or measured.share >= threshold:
+            sides = [Side(group[key].label, group[key].name, False, group[key].prints.files) for key in (a, b)]
+            found.append(SimilarPair(takehome, sides[0], sides[1], measured))
+    return found
