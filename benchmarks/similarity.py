@@ -48,6 +48,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path, PurePosixPath
 
 HERE = Path(__file__).resolve().parent
+LOOKALIKES = HERE / "lookalikes"  # independent solutions that converge on the same structure (their README)
 sys.path.insert(0, str(HERE))
 
 import runner  # noqa: E402  (the re-exec into the repository's venv, `log`, `table`, `cores`)
@@ -922,6 +923,12 @@ def originals(takehome: str, base: Base) -> list[Original]:
     return [load_original(takehome, p, base, kept) for p in sorted(folder.iterdir()) if p.is_dir()]
 
 
+def lookalike_folders(takehome: str) -> list[Path]:
+    """Independent solutions written to converge on the samples' structure (benchmarks/lookalikes/)."""
+    folder = LOOKALIKES / takehome
+    return sorted(p for p in folder.iterdir() if p.is_dir()) if folder.is_dir() else []
+
+
 def write_copy(original: Original, texts: Mapping[str, str], dest: Path, prose: Mapping[str, bytes | None]) -> None:
     """The sample's folder at `dest`, hard-linked, with `texts` written over its code and its prose files
     replaced as `prose` says (path -> new bytes, or None: left out; a path not in it is kept)."""
@@ -1073,7 +1080,10 @@ def planted(work: Path, seed: int, prose: str) -> Planted:
         samples = originals(takehome, base)
         log(f"{takehome}: {len(samples)} samples, copies of {len(KINDS)} kinds")
         base_entries = [entry(s.name, s.name, ORIGINAL, s.folder, base) for s in samples]
-        result.scored += score_pool(takehome, ORIGINAL, base_entries, independent=True)
+        # the look-alikes are independent of every sample and of each other: only in the originals' pool
+        alike = [entry(f.name, f.name, ORIGINAL, f, base) for f in lookalike_folders(takehome)]
+        log(f"{takehome}: {len(alike)} independent look-alikes")
+        result.scored += score_pool(takehome, ORIGINAL, base_entries + alike, independent=True)
         copies: dict[str, list[Entry]] = {kind.name: [] for kind in KINDS}
         for sample in samples:
             plan = prose_plan(sample, prose, random.Random(f"{seed}:{takehome}:{sample.name}:notes"))
@@ -1176,6 +1186,22 @@ def recommend(scored: Sequence[Scored]) -> tuple[float, float, int, int]:
         options.append((false, -recall, threshold))
     false, negative, threshold = min(options)
     return threshold, -negative, false, len(indep)
+
+
+def margin_line(scored: Sequence[Scored]) -> str:
+    """The weakest planted copy against the strongest independent pair (look-alikes included): the room the
+    default threshold sits in."""
+    plant = [s for s in scored if s.planted and s.kind != "one pool"]
+    indep = [s for s in scored if not s.planted]
+    weakest = min(plant, key=lambda s: s.share)
+    strongest = max(indep, key=lambda s: s.share)
+    room = weakest.share - strongest.share
+    return (
+        f"\nMARGIN: weakest planted copy {weakest.share:.2f} ({weakest.takehome}, {weakest.kind}); strongest "
+        f"independent pair {strongest.share:.2f} ({strongest.takehome}); margin {room:+.2f}; "
+        f"the default threshold {THRESHOLD} flags {sum(_flagged(s, THRESHOLD, 0) for s in plant)} of {len(plant)} "
+        f"planted pairs and {sum(_flagged(s, THRESHOLD, 0) for s in indep)} of {len(indep)} independent ones"
+    )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1449,6 +1475,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.no_scale:
             runs = scale(work / "scale", args.seed, COHORTS, history, args.jobs)
             report_scale(runs, args.jobs)
+        print(margin_line(result.scored))
         threshold, recall, false, total = recommend(result.scored)
         print(
             f"\nlowest threshold with the fewest false pairs: {threshold} (recall {recall:.2f}, "

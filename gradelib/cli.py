@@ -186,6 +186,7 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--template", type=Path, action="append", default=[], help="with scan: starter code every candidate got"
     )
     similar.add_argument("--all", action="store_true", help="with scan: every pair with its score, highest first")
+    similar.add_argument("--html", type=Path, help="with scan: also write the histogram and the pairs to this page")
     similar.add_argument("--takehome", choices=takehomes.names())
     similar.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     similar.add_argument(
@@ -510,11 +511,19 @@ def _similarity_scan(args: argparse.Namespace) -> int:
     if not 0 < threshold <= 1:
         raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
     found = scan(
-        args.paths, takehome=args.takehome, templates=args.template, threshold=threshold, every=args.all,
-        reveal=args.reveal,
+        args.paths, takehome=args.takehome, templates=args.template, threshold=threshold,
+        every=args.all or args.html is not None, reveal=args.reveal,
     )  # fmt: skip
     for problem in found.problems:
         print(f"not scanned: {safetext.terminal_text(problem)}", file=sys.stderr)
+    if args.html:
+        from gradelib import atomicfile
+        from gradelib.batch.similarityscan import scan_html
+
+        atomicfile.write_text(args.html, scan_html(found, threshold))
+        print(f"scan page: {args.html}", file=sys.stderr)
+    if not args.all:  # every pair was measured for the page; the listing shows the flagged ones
+        found.pairs = [pair for pair in found.pairs if pair.match.share >= threshold]
     if args.json:
         print(listing.scan_json(found.pairs, threshold, found.submissions, every=args.all, reveal=args.reveal))
     else:

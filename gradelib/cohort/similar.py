@@ -1,10 +1,15 @@
 """The summary's similarity section: the cohort's pairs of submissions that share code, as a ranked chart and a
-table (labels beside names, as everywhere in the summary), with links to both reports."""
+table (labels beside names, as everywhere in the summary), with links to both reports; and every pair's
+score per take-home as a histogram, the threshold marked and the flagged pairs named (also `similarity scan
+--html`)."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from matplotlib.figure import Figure
@@ -19,6 +24,8 @@ from gradelib.similarity import THRESHOLD, SimilarPair, cohort_pairs, refresh
 from gradelib.takehomes.bases import handout_base
 
 MAX_BARS = 25
+BINS = 20  # the histogram's bins: 5 % of a side's code each
+MAX_NAMED = 6  # flagged pairs named on a histogram
 NONE_FOUND = "No pair of submissions shares {share:.0%} or more of either side's code."
 SIDE_COLOURS = ("#cf222e", "#d4a72c")
 
@@ -103,3 +110,79 @@ def similarity_view(cohort: Cohort) -> Html:
         text.append(f"{pair.takehome}: {left} ~ {right} ({pair.match.a_share:.0%}/{pair.match.b_share:.0%})")
     table = f"<table><tr>{head}</tr>{''.join(rows)}</table>"
     return Html(f'{STYLE}<div class="gl-card">{table}</div>', "\n".join(text))
+
+
+@dataclass(frozen=True)
+class PairScores:
+    """One take-home's pair scores for the histogram: every pair measured, how many shared too little to be
+    measured (they count at 0), and the flagged pairs' names."""
+
+    takehome: str
+    shares: tuple[float, ...]
+    unmeasured: int
+    flagged: tuple[tuple[str, float], ...]  # ("Submission #1 ~ Submission #4", share), largest first
+
+
+def pair_scores(takehome: str, pairs: Sequence[SimilarPair], total: int, threshold: float = THRESHOLD) -> PairScores:
+    """The histogram's data: `pairs` measured (any share), out of `total` pairs of the take-home."""
+    shares = tuple(pair.match.share for pair in pairs)
+    flagged = tuple(
+        (f"{pair.a.label} ~ {pair.b.label}", pair.match.share) for pair in pairs if pair.match.share >= threshold
+    )
+    return PairScores(takehome, shares, max(total - len(shares), 0), tuple(sorted(flagged, key=lambda f: -f[1])))
+
+
+def pair_histogram(scores: Sequence[PairScores], threshold: float = THRESHOLD) -> Figure | Html:
+    """Every pair's score per take-home, as a meeting looks at it: a histogram of the shares (pairs that share
+    too little to be measured at 0), the threshold marked, the flagged pairs named."""
+    shown = [item for item in scores if item.shares or item.unmeasured]
+    if not shown:
+        return agreement.note("No pairs of submissions to compare yet.")
+    figure = Figure(figsize=(9.0, 2.6 * len(shown)), layout="constrained")
+    bins = [step / BINS for step in range(BINS + 1)]
+    for axes, item in zip(figure.subplots(len(shown), 1, squeeze=False)[:, 0], shown, strict=True):
+        values = [*item.shares, *([0.0] * item.unmeasured)]
+        axes.hist(values, bins=bins, color="#8c959f", edgecolor="white")
+        axes.hist([share for _, share in item.flagged], bins=bins, color=SIDE_COLOURS[0], edgecolor="white")
+        axes.axvline(threshold, color="#57606a", linestyle="--", linewidth=1)
+        axes.set_xlim(0, 1)
+        axes.set_yscale("symlog", linthresh=5)
+        axes.set_ylabel("pairs")
+        axes.set_title(f"{item.takehome}: {len(values)} pairs, {len(item.flagged)} at or above {threshold:.0%}")
+        for row, (name, share) in enumerate(item.flagged[:MAX_NAMED]):
+            axes.annotate(
+                f"{name} ({share:.0%})", xy=(1.0, 0.92 - 0.12 * row), xycoords="axes fraction", ha="right",
+                fontsize=8, color=SIDE_COLOURS[0],
+            )  # fmt: skip
+    figure.axes[-1].set_xlabel("share of either side's own code covered by fragments matching the other")
+    return figure
+
+
+def score_histogram(cohort: Cohort) -> Figure | Html:
+    """The summary's histogram of every pair's score per take-home in the gradebook (labels beside names)."""
+    found = []
+    for takehome in cohort.rubric_lines:
+        every = _every_pair(Path(cohort.gradebook), cohort.digest, takehome)
+        graded = {e.submission.name for e in cohort.entries if e.submission.takehome == takehome}
+        earlier = {side.name for pair in every for side in (pair.a, pair.b) if side.earlier}
+        total = len(graded) * (len(graded) - 1) // 2 + len(graded) * len(earlier)
+        named = [_named(cohort, pair) for pair in every]
+        found.append(pair_scores(takehome, named, total))
+    return pair_histogram(found)
+
+
+@functools.lru_cache(maxsize=4)
+def _every_pair(gradebook: Path, digest: str, takehome: str) -> tuple[SimilarPair, ...]:
+    del digest  # part of the key only
+    if not gradebook.is_file():
+        return ()
+    with Gradebook(gradebook) as book:
+        return tuple(cohort_pairs(book, takehome, threshold=0.0, reveal=True))
+
+
+def _named(cohort: Cohort, pair: SimilarPair) -> SimilarPair:
+    """The pair with each side shown as the summary shows it (label and name)."""
+    sides = [
+        dataclasses.replace(side, label=_side(cohort, pair, which)) for side, which in ((pair.a, "a"), (pair.b, "b"))
+    ]
+    return dataclasses.replace(pair, a=sides[0], b=sides[1])

@@ -124,3 +124,10 @@ def test_scan_from_folders_gives_the_graded_pairs_score_every_pair_and_leaves_st
     assert with_template[0]["share"] < found["threshold"] <= pair["share"], "the starter code never counts"
     assert cli.main(["similarity", "scan", str(cohort), "--template", str(graded / "nowhere")]) == 2
     assert "no such file or folder" in capsys.readouterr().err
+    page = graded.parent / "scan.html"
+    assert cli.main(["similarity", "scan", str(cohort), "--html", str(page)]) == 0
+    assert capsys.readouterr().out.count("Submission #") == 2, "the listing shows the flagged pair only"
+    html = page.read_text()
+    assert "payments: 3 submissions, 3 pairs" in html and "data:image/png;base64," in html
+    assert html.count("<tr>") == 4, "every pair in the page's table"
+    assert ORIGINAL not in html, "blind labels unless revealed"

@@ -56,9 +56,10 @@ def test_summary_report_shows_the_table_every_chart_and_no_error(reports: Path) 
     assert [o for o in outputs if o.output_type == "error"] == []
     assert [o.text for o in outputs if o.output_type == "stream" and o.name == "stderr"] == []
     pictures = [o for o in outputs if "image/png" in o.get("data", {})]
-    assert len(pictures) == len(cohortcharts.CHARTS)  # every chart drew a figure, none fell back to a message
+    # every chart drew a figure, none fell back to a message; and the histogram of every pair's similarity score
+    assert len(pictures) == len(cohortcharts.CHARTS) + 1
     html = html_path.read_text(encoding="utf-8")
-    assert len(re.findall(r"<img[^>]+src=\"data:image/png;base64,", html)) == len(cohortcharts.CHARTS)
+    assert len(re.findall(r"<img[^>]+src=\"data:image/png;base64,", html)) == len(cohortcharts.CHARTS) + 1
     for names in COHORT.values():
         for name in names:
             assert name in html  # the summary resolves blind labels
