@@ -9,6 +9,7 @@ from pathlib import Path
 from gradelib import takehomes
 from gradelib.errors import GradelibError
 from gradelib.sandbox import Isolation, Sandbox, libfaketime, tool
+from gradelib.takehomes.bases import check_starter
 
 PROBE = ("true",)
 
@@ -29,6 +30,7 @@ def preflight(takehome_ids: Sequence[str] | None = None) -> list[str]:
         notebook = takehomes.load(name).notebook()
         if not notebook.is_file():
             raise GradelibError(f"take-home {name!r}: its notebook {notebook} is missing (reinstall the package)")
+        check_starter(name)  # starter code named for the similarity check must be there
     warnings = []
     isolation = probe_isolation()
     if not isolation.network_verified:

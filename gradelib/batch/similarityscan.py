@@ -17,17 +17,11 @@ from gradelib.errors import GradelibError, SubmissionError
 from gradelib.intake import ingest
 from gradelib.safetext import html_visible
 from gradelib.similarity.cohort import Side, SimilarPair
-from gradelib.similarity.fingerprint import Base, Prints, base_of, fingerprint
+from gradelib.similarity.fingerprint import Base, Prints, fingerprint
 from gradelib.similarity.pairs import THRESHOLD, common, match, neighbours
-from gradelib.takehomes import handout
+from gradelib.takehomes.bases import base_with, starter_files
 
 SCAN_LABEL = "Submission #{number}"
-MAX_TEMPLATE_FILES = 2000
-MAX_TEMPLATE_BYTES = 2 * 1024 * 1024  # one starter file; a bigger one is not code a team hands out
-
-
-class TemplateUnreadable(GradelibError):
-    """A `--template` path that is neither a readable file nor a folder."""
 
 
 @dataclass(frozen=True)
@@ -49,24 +43,6 @@ class Scan:
     problems: list[str] = field(default_factory=list)
 
 
-def template_files(paths: Sequence[Path]) -> list[tuple[str, bytes]]:
-    """Every file of a team's starter code (files, or folders of them) as (path, bytes): never counted."""
-    found: list[tuple[str, bytes]] = []
-    for path in paths:
-        path = Path(path)
-        if path.is_file():
-            found.append((path.name, path.read_bytes()[:MAX_TEMPLATE_BYTES]))
-        elif path.is_dir():
-            for file in sorted(p for p in path.rglob("*") if p.is_file() and not p.is_symlink()):
-                if len(found) >= MAX_TEMPLATE_FILES:
-                    break
-                if ".git" not in file.relative_to(path).parts and file.stat().st_size <= MAX_TEMPLATE_BYTES:
-                    found.append((str(file.relative_to(path)), file.read_bytes()))
-        else:
-            raise TemplateUnreadable(f"--template {path}: no such file or folder")
-    return found
-
-
 def scan(
     paths: Iterable[Path],
     *,
@@ -78,7 +54,7 @@ def scan(
 ) -> Scan:
     """Read every submission under `paths` and compare each take-home's submissions pairwise."""
     done = Scan()
-    scanned = _read(paths, takehome, template_files(templates), done, reveal)
+    scanned = _read(paths, takehome, starter_files(templates, named_by="--template"), done, reveal)
     for name in sorted({item.takehome for item in scanned}):
         group = [item for item in scanned if item.takehome == name]
         done.submissions[name] = len(group)
@@ -105,21 +81,12 @@ def _read(
                     if chosen is None:
                         raise GradelibError(f"cannot tell which take-home this answers (no {takehomes.markers_text()})")
                     if chosen not in bases:
-                        bases[chosen] = _base(chosen, template)
+                        bases[chosen] = base_with(chosen, template)
                     label = sub.name if reveal else SCAN_LABEL.format(number=len(found) + 1)
                     found.append(Scanned(chosen, sub.name, label, fingerprint(sub.path, bases[chosen])))
             except (SubmissionError, GradelibError, OSError, ValueError, RecursionError) as exc:
                 done.problems.append(f"{submission}: {exc}")
     return found
-
-
-def _base(takehome: str, template: list[tuple[str, bytes]]) -> Base:
-    """What never counts for `takehome`: its handout's files and the team's starter code."""
-    try:
-        files = handout.handout_files(takehome)
-    except (GradelibError, LookupError, OSError, UnicodeDecodeError):
-        files = []
-    return base_of([*files, *template])
 
 
 def _pairs(takehome: str, group: Sequence[Scanned], threshold: float, every: bool) -> list[SimilarPair]:
