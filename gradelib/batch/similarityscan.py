@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradelib import takehomes
-from gradelib.display.render import Html
+from gradelib.display.render import STYLE, Html, table_html
 from gradelib.errors import GradelibError, SubmissionError
 from gradelib.intake import ingest
 from gradelib.safetext import html_visible
@@ -108,8 +108,7 @@ def _pairs(takehome: str, group: Sequence[Scanned], threshold: float, every: boo
 def scan_html(found: Scan, threshold: float = THRESHOLD) -> str:
     """The scan as one HTML page a meeting looks at: per take-home, the histogram of every pair's score (the
     threshold marked, the flagged pairs named), then the pairs as a table, highest first (all escaped)."""
-    from gradelib.cohort import drawing, similar
-    from gradelib.display.render import STYLE, table_html
+    from gradelib.cohort import drawing, similar  # matplotlib, only when a page is asked for
 
     parts = [f"<!doctype html><meta charset='utf-8'><title>gradelib similarity scan</title>{STYLE}"]
     parts.append("<h1>Similar submissions</h1>")

@@ -46,12 +46,18 @@ def test_an_unknown_tool_is_refused_with_the_known_ones(tmp_path: Path) -> None:
         provision("bun", InstallSettings(cache_dir=tmp_path, offline=True))
 
 
-def test_a_tool_already_in_the_cache_is_used_as_it_is(tmp_path: Path) -> None:
-    settings = InstallSettings(cache_dir=tmp_path, offline=True)
+def _cached_hatch(settings: InstallSettings) -> Path:
+    """A Hatch folder as provisioning leaves it in the cache: its command (owner-only) in bin/."""
     folder = tool_folder(settings, TOOLS["hatch"], TOOLS["hatch"].version)
     (folder / "bin").mkdir(parents=True)
     (folder / "bin" / "hatch").write_text("#!/bin/sh\n")
     os.chmod(folder / "bin" / "hatch", 0o700)
+    return folder
+
+
+def test_a_tool_already_in_the_cache_is_used_as_it_is(tmp_path: Path) -> None:
+    settings = InstallSettings(cache_dir=tmp_path, offline=True)
+    folder = _cached_hatch(settings)
     (folder / "bin" / "python").write_text("#!/bin/sh\n")
     found = provision("hatch", settings)
     assert found.command().resolve() == folder / "bin" / "hatch" and found.version == TOOLS["hatch"].version
@@ -61,10 +67,7 @@ def test_a_tool_already_in_the_cache_is_used_as_it_is(tmp_path: Path) -> None:
 def test_a_cached_tool_kept_private_is_made_readable_for_the_sandboxs_user(tmp_path: Path) -> None:
     """A folder an older kit left private (0700) would make `hatch` "not found" in every run."""
     settings = InstallSettings(cache_dir=tmp_path, offline=True)
-    folder = tool_folder(settings, TOOLS["hatch"], TOOLS["hatch"].version)
-    (folder / "bin").mkdir(parents=True)
-    (folder / "bin" / "hatch").write_text("#!/bin/sh\n")
-    os.chmod(folder / "bin" / "hatch", 0o700)
+    folder = _cached_hatch(settings)
     os.chmod(folder / "bin", 0o700)
     os.chmod(folder, 0o700)
     found = provision("hatch", settings)
