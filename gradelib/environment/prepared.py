@@ -280,8 +280,9 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
                     "python", _setup_key(py.setup, python_version, settings), settings,
                     lambda folder, key: _set_up(py.setup, root, folder, key, settings),  # type: ignore[arg-type]
                 )  # fmt: skip
-                provisioned = tools.provision(py.setup.tool, settings, py.setup.version)
-                tool_env = py.setup.env(settings, provisioned.root, run=True)
+                # the tool as it set the environment up (the version the project asked for, when had)
+                root_of_tool = python.tool or tools.provision(py.setup.tool, settings, py.setup.version).root
+                tool_env = py.setup.env(settings, root_of_tool, run=True)
             else:
                 python = _obtain(
                     "python", pyinstall.key_parts(py, settings), settings,

@@ -11,6 +11,7 @@ script's, an editable install points there).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib.metadata
 import re
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import tools, toolsetup
+from gradelib.environment import toolpin, tools, toolsetup
 from gradelib.environment.declared import Reader
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
@@ -63,6 +64,7 @@ class PythonSetup:
     why: str  # `run.sh runs hatch run`
     digest: str  # of the files the tool reads to make the environment: the cache key
     scripts: tuple[str, ...] = ()  # uv-script: the scripts with inline metadata
+    requires: str = ""  # the tool version the project asks for (`requires-poetry`, uv's `required-version`)
 
     @property
     def tool(self) -> str:
@@ -133,7 +135,7 @@ def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup |
     (`pdm.lock`), Pipenv (`Pipfile.lock`, then a Pipfile alone), Poetry (`[tool.poetry]` without a
     lock), uv for scripts at the top with inline metadata (PEP 723). None otherwise (the kit's own
     installers then: requirements files and `[project]` through uv)."""
-    return (
+    found = (
         _hatch(reader, pyproject)
         or _by_file(reader, "uv-project", "uv.lock", (PYPROJECT, "uv.lock"))
         or _by_file(reader, "poetry", "poetry.lock", (PYPROJECT, "poetry.lock"))
@@ -143,6 +145,9 @@ def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup |
         or _poetry_project(reader, pyproject)
         or _scripts(reader)
     )
+    if found is None or found.kind == "uv-script":
+        return found
+    return dataclasses.replace(found, requires=toolpin.asked(found.tool, pyproject))
 
 
 def _setup(reader: Reader, kind: str, why: str, files: tuple[str, ...], **more: Any) -> PythonSetup:
@@ -206,7 +211,7 @@ def run(setup: PythonSetup, root: Path, folder: Path, settings: InstallSettings)
     raises InstallError with the tool's own last lines."""
     if settings.offline:
         raise InstallError("python", f"offline: the project is set up by {setup.tool}, which needs the index")
-    provisioned = tools.provision(setup.tool, settings, setup.version)
+    setup, provisioned, chosen = _provision(setup, settings)
     target = folder / toolsetup.ENV_OUT
     made: list[str] = []
 
@@ -221,7 +226,23 @@ def run(setup: PythonSetup, root: Path, folder: Path, settings: InstallSettings)
     done = toolsetup.run(
         provisioned, root, setup.commands(), env, settings, "", collect, ecosystem="python", stable=True
     )
-    return setup.to_dict() | done | {"venv": made[0]}
+    note = {"note": chosen.note} if chosen.note else {}
+    return setup.to_dict() | {"version_from": chosen.version_from} | note | done | {"venv": made[0]}
+
+
+def _provision(setup: PythonSetup, settings: InstallSettings) -> tuple[PythonSetup, tools.Provisioned, toolpin.Chosen]:
+    """The tool at the version the project asks for when it can be had, else the kit's (with a note)."""
+    chosen = toolpin.choose(setup.tool, setup.requires, settings)
+    try:
+        provisioned = tools.provision(setup.tool, settings, chosen.version)
+    except InstallError as exc:
+        kit = tools.TOOLS[setup.tool].version
+        if chosen.version == kit:
+            raise
+        chosen = toolpin.Chosen(kit, "the kit", f"{chosen.version_from}: {chosen.version} could not be provisioned "
+                                f"({exc.reason}); used {kit}")  # fmt: skip
+        provisioned = tools.provision(setup.tool, settings, kit)
+    return dataclasses.replace(setup, version=chosen.version), provisioned, chosen
 
 
 def _venv(setup: PythonSetup, out: Path) -> str | None:

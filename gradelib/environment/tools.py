@@ -1,11 +1,11 @@
 """The package managers candidates set their projects up with, as the real tools: one table of pinned
 versions, each provisioned from the configured registries into the kit's cache on first use and kept
-there (never from a submission). A version a project pins (`packageManager`, a tool's own pin) is
-provisioned instead when it is a plain version the registry has.
+there (never from a submission). A version a project pins (`packageManager`, `requires-poetry`, uv's
+`required-version`) is provisioned instead when it is a plain version the registry has.
 
-uv is the kit's own (a dependency of the kit) and npm the grading machine's (it comes with Node); the
-others come from PyPI (into a virtual environment of their own, made by uv) or the npm registry (with
-npm, lifecycle scripts off).
+uv is the kit's own (a dependency of the kit; another version a project asks for comes from PyPI) and
+npm the grading machine's (it comes with Node); the others come from PyPI (into a virtual environment
+of their own, made by uv) or the npm registry (with npm, lifecycle scripts off).
 """
 
 from __future__ import annotations
@@ -95,7 +95,7 @@ def provision(name: str, settings: InstallSettings, version: str | None = None) 
     wanted = version or tool.version
     if len(wanted) > MAX_VERSION_CHARS or not VERSION.match(wanted):
         raise InstallError("tools", f"{name} {wanted[:MAX_VERSION_CHARS]!r} is not a release version")
-    if tool.ecosystem == "kit":
+    if tool.ecosystem == "kit" and wanted == tool.version:
         return _kit_tool(tool, wanted, settings)
     folder = tool_folder(settings, tool, wanted)
     found = _ready(tool, wanted, folder)
@@ -133,7 +133,7 @@ def _ready(tool: Tool, version: str, folder: Path) -> Provisioned | None:
         return None
     if folder.stat().st_mode & 0o005 != 0o005:  # kept private by an older kit: the sandbox's user reads it too
         cache.readable(folder)
-    if tool.ecosystem == "python":
+    if _from_pypi(tool, version):
         return Provisioned(tool, version, _commands_only(tool, folder), folder)
     return Provisioned(tool, version, folder_bin, folder)
 
@@ -157,6 +157,12 @@ def _commands_only(tool: Tool, folder: Path) -> Path:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return commands
+
+
+def _from_pypi(tool: Tool, version: str) -> bool:
+    """Provisioned from PyPI into an environment of its own: a Python tool, or uv at a version other than
+    the kit's own (a project's `required-version`)."""
+    return tool.ecosystem == "python" or (tool.ecosystem == "kit" and version != tool.version)
 
 
 def as_released(tool: Tool) -> str:
@@ -197,7 +203,7 @@ def _run(argv: list[str], env: Mapping[str, str], work: Path, settings: InstallS
 
 
 def _install(tool: Tool, version: str, work: Path, settings: InstallSettings) -> None:
-    if tool.ecosystem == "python":  # relocatable: made in a temporary folder, then renamed into place whole
+    if _from_pypi(tool, version):  # relocatable: made in a temporary folder, then renamed into place whole
         uv, env = uv_binary(), uv_environment()
         made = _run(
             [uv, "venv", "--quiet", "--relocatable", "--python", settings.python, str(work)], env, work, settings

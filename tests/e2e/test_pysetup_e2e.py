@@ -15,6 +15,7 @@ import pytest
 
 from gradelib.environment.prepared import prepare
 from gradelib.environment.settings import InstallSettings
+from gradelib.environment.tools import TOOLS
 from gradelib.sandbox import Limits, Sandbox
 
 pytestmark = pytest.mark.e2e
@@ -23,6 +24,7 @@ HATCH_PROJECT = Path(__file__).parent / "setups" / "hatch-project"
 PEP723_SCRIPT = Path(__file__).parent / "setups" / "pep723-script"
 PDM_PROJECT = Path(__file__).parent / "setups" / "pdm-project"
 PIPFILE_ONLY = Path(__file__).parent / "setups" / "pipfile-only"
+POETRY_PINNED = Path(__file__).parent / "setups" / "poetry-pinned"
 
 
 def test_a_hatch_project_is_set_up_by_hatch_and_hatch_run_works_offline_in_every_copy(tmp_path: Path) -> None:
@@ -141,3 +143,23 @@ def test_uv_run_in_a_project_the_kit_installed_is_the_real_uv_offline(tmp_path: 
     assert not [c for c in run.connections if c.is_network]
     assert version.stdout.split()[:2] == ["uv", "0.13.9"]
     assert more.exit_code != 0 and "rich" in more.stderr and "network was disabled" in more.stderr
+
+
+def test_a_poetry_project_that_pins_its_poetry_is_set_up_by_that_version_and_runs_offline(tmp_path: Path) -> None:
+    """`setups/poetry-pinned`: `requires-poetry = "==2.2.1"` (the kit pins another), a poetry.lock written by
+    Poetry 2.2.1, and a run.sh of `exec poetry run python hello.py "$@"`."""
+    root = shutil.copytree(POETRY_PINNED, tmp_path / "sub")
+    env = prepare(root, InstallSettings(cache_dir=tmp_path / "cache"))
+    assert env.error is None
+    [installed] = env.evidence()["installed"]
+    setup = installed["setup"]
+    assert TOOLS["poetry"].version != "2.2.1"
+    assert (setup["tool"], setup["version"], setup["version_from"]) == ("poetry", "2.2.1", "requires-poetry ==2.2.1")
+    assert "note" not in setup
+    with Sandbox(root, mounts=env.mounts()) as box:
+        run = box.run(["./run.sh", "pinned"], box.copy("run"), limits=Limits(wall_seconds=90))
+        version = box.run(["poetry", "--version"], box.copy("version"), limits=Limits(wall_seconds=60))
+    assert run.exit_code == 0, run.stderr
+    assert run.stdout.startswith("six 1.") and run.stdout.rstrip().endswith("pinned")
+    assert "2.2.1" in version.stdout, "the runs' poetry is the one that set the project up"
+    assert not [c for c in run.connections if c.is_network], "poetry run made no connection"

@@ -22,7 +22,8 @@ def _version(command: Path) -> str:
 
 
 @pytest.mark.parametrize(
-    ("name", "pinned"), [("hatch", None), ("pnpm", None), ("pnpm", "9.15.9"), ("yarn-berry", None)]
+    ("name", "pinned"),
+    [("hatch", None), ("pnpm", None), ("pnpm", "9.15.9"), ("yarn-berry", None), ("uv", "0.9.30")],  # uv: from PyPI
 )
 def test_a_tool_is_provisioned_once_at_its_version_and_runs(tmp_path: Path, name: str, pinned: str | None) -> None:
     settings = InstallSettings(cache_dir=tmp_path / "cache")
