@@ -44,7 +44,7 @@ def _install_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--build-source",
         action="store_true",
-        help="build a package that has no usable wheel from its sdist, inside the sandbox with no network"
+        help="let uv build a package that has no usable wheel from its sdist, inside the sandbox"
         " (default: wheels only, such a package is refused)",
     )
 

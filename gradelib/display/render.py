@@ -269,17 +269,17 @@ def _project_html(project: Mapping[str, Any] | None) -> list[str]:
         return []
     why = "; ".join(str(reason) for reason in project.get("why") or [])
     if project.get("build_error"):
-        return [f'<div class="gl-key">project (not built)</div><p>{html_visible(project["build_error"])}</p>'
+        return [f'<div class="gl-key">project (not installed)</div><p>{html_visible(project["build_error"])}</p>'
                 f"<p>Why it was to be installed: {html_visible(why)}</p>"]  # fmt: skip
     row = {
-        "project": f"{project.get('name') or '?'} {project.get('version') or ''}".strip(),
+        "project": project.get("installed"),
         "backend": project.get("backend"),
-        "wheel": project.get("wheel"),
-        "built in": f"{project.get('build_seconds')} s",
+        "installed with": project.get("command"),
         "entry points": ", ".join(project.get("entry_points") or []) or "-",
         "editable": "yes (the copy's own code runs)" if project.get("editable") else "no",
     }
-    return [f'<div class="gl-key">project, built in the sandbox because {html_visible(why)}</div>' + table_html([row])]
+    title = f'<div class="gl-key">project, installed in the sandbox because {html_visible(why)}</div>'
+    return [title + table_html([row])]
 
 
 def environment_text(environment: Mapping[str, Any]) -> str:
@@ -288,10 +288,10 @@ def environment_text(environment: Mapping[str, Any]) -> str:
         return "environment: nothing declared"
     bits = []
     project = environment.get("project")
-    if project and project.get("wheel"):
-        bits.append(f"project {project.get('name') or ''} built with {project.get('backend')}".replace("  ", " "))
+    if project and project.get("installed"):
+        bits.append(f"project {project['installed']} built with {project.get('backend')}")
     elif project:
-        bits.append("project not built (it runs from its folder)")
+        bits.append("project not installed (it runs from its folder)")
     for installed in environment.get("installed") or []:
         how = "cache hit" if installed.get("cache") == "hit" else f"installed in {installed.get('install_seconds')} s"
         bits.append(f"{installed.get('ecosystem')} {len(installed.get('packages') or [])} packages ({how})")

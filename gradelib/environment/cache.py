@@ -34,16 +34,13 @@ class Manifest:
     ecosystem: str
     packages: tuple[tuple[str, str, bool], ...]  # name, version, dev
     seconds: float
-    built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (sourcebuild.py)
-    project: dict[str, Any] | None = None  # the submission's own project, built in the sandbox (projectbuild.py)
+    project: dict[str, Any] | None = None  # the submission's own project, installed in the sandbox (pyinstall.py)
     setup: dict[str, Any] | None = None  # the real tool that set it up: name, version, command, network
 
     def to_json(self) -> str:
         """As stored beside the environment."""
         doc: dict[str, Any] = {"key": self.key, "ecosystem": self.ecosystem, "packages": self.packages,
                                "seconds": self.seconds}  # fmt: skip
-        if self.built:
-            doc["built_from_source"] = list(self.built)
         if self.project is not None:
             doc["project"] = self.project
         if self.setup is not None:
@@ -66,10 +63,9 @@ def read_manifest(folder: Path) -> Manifest | None:
     try:
         doc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         packages = tuple((str(n), str(v), bool(d)) for n, v, d in doc["packages"])
-        built = tuple(dict(b) for b in doc.get("built_from_source", ()))
         project = dict(doc["project"]) if isinstance(doc.get("project"), dict) else None
         setup = dict(doc["setup"]) if isinstance(doc.get("setup"), dict) else None
-        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]), built, project, setup)
+        return Manifest(str(doc["key"]), str(doc["ecosystem"]), packages, float(doc["seconds"]), project, setup)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -6,7 +6,7 @@ line: installer options (`-i`, `--extra-index-url`, `-f`, `--trusted-host`, `-e`
 path, `file:`, `link:`, VCS and direct-URL requirements, lockfile URLs outside the
 configured registry, package indexes a file names. Installer configuration a submission
 ships (`pip.conf`, `uv.toml`, `[tool.uv]`, `.npmrc`) is noted as ignored. A Python project
-that must itself be installed to run is described for `projectbuild.py` (`project.py`).
+that must itself be installed to run is described for `pyinstall.py` (`project.py`).
 """
 
 from __future__ import annotations

@@ -34,8 +34,7 @@ class Installed:
     packages: tuple[tuple[str, str, bool], ...]
     cache_hit: bool
     seconds: float  # install time (0 on a cache hit)
-    built: tuple[dict[str, Any], ...] = ()  # packages built from source in the sandbox (the opt-in)
-    project: dict[str, Any] | None = None  # the submission's own project, built in the sandbox
+    project: dict[str, Any] | None = None  # the submission's own project, installed in the sandbox
     setup: dict[str, Any] | None = None  # the real tool that set it up (nodesetup), and what it reached
     tool: Path | None = None  # that tool's folder (mounted read-only in every run)
     tool_bin: Path | None = None  # its commands' folder, first on the runs' PATH
@@ -66,21 +65,17 @@ class Installed:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (no paths: they differ between machines)."""
-        return (
-            {
-                "ecosystem": self.ecosystem,
-                "key": self.key,
-                "cache": "hit" if self.cache_hit else "miss",
-                "install_seconds": self.seconds,
-                "packages": [{"name": n, "version": v, "dev": d} for n, v, d in self.packages],
-            }
-            | ({"built_from_source": [dict(b) for b in self.built]} if self.built else {})
-            | ({"setup": {k: v for k, v in self.setup.items() if k != "seconds"}} if self.setup else {})
-        )
+        return {
+            "ecosystem": self.ecosystem,
+            "key": self.key,
+            "cache": "hit" if self.cache_hit else "miss",
+            "install_seconds": self.seconds,
+            "packages": [{"name": n, "version": v, "dev": d} for n, v, d in self.packages],
+        } | ({"setup": {k: v for k, v in self.setup.items() if k != "seconds"}} if self.setup else {})
 
     def editable_roots(self) -> list[str]:
         """The submission's folders (relative) whose code runs in place of the installed project's, if any."""
-        if self.project is None or not self.project.get("wheel"):
+        if self.project is None or not self.project.get("installed"):
             return []
         return [str(root) for root in self.project.get("editable_roots") or []]
 
@@ -179,15 +174,15 @@ class Environment:
         """One line: `python: 14 packages (cache hit); 1 refused`."""
         parts = []
         project = self.python.project if self.python else None
-        if project and project.get("wheel"):
-            parts.append(f"project {project.get('name') or ''} built with {project.get('backend')}".replace("  ", " "))
+        if project and project.get("installed"):
+            parts.append(f"project {project['installed']} built with {project.get('backend')}")
         elif project:
-            parts.append("the project itself could not be built: it runs from its folder")
+            parts.append("the project itself could not be installed: it runs from its folder")
         for installed in (self.python, self.node):
             if installed is not None:
                 how = "cache hit" if installed.cache_hit else f"installed in {installed.seconds:.1f} s"
-                if installed.built:
-                    how += f", {len(installed.built)} built from source in the sandbox"
+                if installed.setup and installed.setup.get("build_source"):
+                    how += ", builds from source allowed"
                 if installed.setup:
                     how = f"set up by {installed.setup.get('tool')} {installed.setup.get('version')}, {how}"
                 parts.append(f"{installed.ecosystem}: {len(installed.packages)} packages ({how})")
@@ -230,7 +225,7 @@ def _installed(
         # from the cache (provisioned again if the tools folder was cleared since the environment was made)
         tool = tools.provision(str(setup["tool"]), settings, str(setup["version"]))
     return Installed(
-        ecosystem, folder, manifest.key, manifest.packages, hit, seconds, manifest.built, manifest.project, setup,
+        ecosystem, folder, manifest.key, manifest.packages, hit, seconds, manifest.project, setup,
         tool.root if tool else None, tool.bin_dir if tool else None,
     )  # fmt: skip
 

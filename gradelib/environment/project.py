@@ -4,7 +4,7 @@ A careful reviewer installs the project when its own files say so: `run.sh` call
 console scripts (`[project.scripts]`, `[tool.poetry.scripts]`, setup.cfg `console_scripts`),
 its code is under `src/`, its README says `pip install .` / `-e .` (or `uv sync`, `poetry
 install`), or `run.sh` starts it through `uv run` / `poetry run`, which install the project
-first. Such a project is built with its own build backend in the sandbox (`projectbuild.py`).
+first. Such a project is installed by uv, built by its own build backend, in the sandbox (`pyinstall.py`).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def _build_system(reader: Reader, doc: Mapping[str, Any] | None) -> BuildSystem 
     """The declared `[build-system]`; setuptools' legacy default for setup.py; poetry-core for classic Poetry."""
     table = doc.get("build-system") if doc else None
     if isinstance(table, dict):
-        return buildsystem.from_table(table)  # checked before the build (projectbuild.py)
+        return buildsystem.from_table(table)  # checked before the build (pyinstall.py)
     tool = doc.get("tool") if doc else None
     poetry = tool.get("poetry") if isinstance(tool, dict) else None
     if isinstance(poetry, dict) and poetry.get("package-mode", True) is not False and poetry.get("name"):

@@ -1,7 +1,13 @@
-"""Python environments: a virtualenv from the system interpreter, filled by uv from the package index.
+"""Python environments from requirements files and `[project]`: the kit's pinned uv, in the sandbox.
 
-A project that must itself be installed (`project.py`) is built by its own backend in the sandbox
-first (`projectbuild.py`), and its wheel installed with the declared packages.
+A careful reviewer makes a virtualenv and runs `pip install -r requirements.txt` (and `pip install
+.` when the project must be installed). The kit runs the same with uv, in the sandbox whose only
+network is the registry proxy: `uv venv`, then `uv pip install` of the declared packages (wheels
+only, unless the reviewer opted into builds from source: uv then builds them there), then the
+project itself, built by its own backend, when it must be installed (`project.py`). The virtualenv
+is made at its final path in the cache, which every run mounts read-only at the same path, so the
+submission's copy may be anywhere. Nothing of it runs on the grading machine: the kit only reads
+the installed packages' metadata.
 """
 
 from __future__ import annotations
@@ -11,18 +17,22 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import projectbuild, sourcebuild
+from gradelib.environment import buildsystem, tools, toolsetup
 from gradelib.environment.cache import Manifest
-from gradelib.environment.capped import Capped, run_capped
 from gradelib.environment.declaration import PythonDeclaration
+from gradelib.environment.projectfiles import editable_roots, project_files
+from gradelib.environment.pysetup import installed
 from gradelib.environment.settings import InstallSettings
-from gradelib.environment.sourcebuild import SourceBuild
-from gradelib.environment.uvtool import index_options, interpreter_version, raise_for, reason, uv_binary, uv_environment
+from gradelib.environment.uvtool import OPT_IN, index_options, interpreter_version
 from gradelib.errors import InstallError
 
 VENV = "python"
+INPUTS = ".inputs"  # the kit's requirements and constraints files, read-only in the setup
 REQUIREMENTS = "requirements.in"
 CONSTRAINTS = "constraints.txt"
+UV_CACHE = ".kit-uv-cache"  # uv's download cache, inside the setup's copy (dropped with it)
+# what `uv venv --seed` puts in (wheel needs packaging): listed only when declared
+SEED = frozenset({"pip", "setuptools", "wheel", "packaging"})
 
 
 def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict[str, object]:
@@ -32,6 +42,7 @@ def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict
         "pins": list(declaration.pins),
         "python": interpreter_version(settings.python),
         "index": settings.index_url or "default",
+        "installer": ["uv", tools.TOOLS["uv"].version, "sandbox"],
     }
     if settings.build_source:  # absent otherwise: the keys of wheels-only environments stay as they were
         parts["build_source"] = True
@@ -41,142 +52,125 @@ def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict
     return parts
 
 
-def build(
-    folder: Path, declaration: PythonDeclaration, settings: InstallSettings, key: str, source: Path | None = None
-) -> Manifest:
-    """Make `folder/python`, a virtualenv with the declared packages (wheels only); raise InstallError.
-
-    `source` is the submission, whose project is built first when it must be installed.
-    """
-    wheel, project = _project(folder, declaration, settings, source)
-    work = folder / ".build"
-    work.mkdir()
-    (work / REQUIREMENTS).write_text("".join(f"{r.spec}\n" for r in declaration.requirements))
-    (work / CONSTRAINTS).write_text("".join(f"{pin}\n" for pin in declaration.pins))
-    uv, venv = uv_binary(), folder / VENV
-    env = uv_environment()
-    made = run_capped(
-        # --seed: pip is there, so a run.sh that starts with `pip install -r requirements.txt` finds
-        # everything satisfied (the sandbox sets PIP_NO_INDEX: pip never reaches for the network).
-        [uv, "venv", "--quiet", "--seed", "--python", settings.python, "--no-python-downloads", str(venv)],
-        cwd=work,
-        env=env,
-        watch=folder,
-        max_seconds=60,
-        max_bytes=settings.max_bytes,
-    )
-    raise_for(made, settings, f"could not make a virtualenv from {settings.python}")
-    seeded = set(installed(venv))
-    argv = [
-        uv, "pip", "install", "--python", str(venv / "bin" / "python"),
-        "-r", REQUIREMENTS, "-c", CONSTRAINTS, *([str(wheel)] if wheel else []),
-        # not --compile-bytecode: uv would start the environment's python on this host, and that
-        # runs every .pth file the installed wheels brought (code of the submission's choosing)
-        "--no-build", "--link-mode", "copy", "--no-python-downloads",
-        *index_options(settings),
-    ]  # fmt: skip
-    done = run_capped(argv, cwd=work, env=env, watch=folder, max_seconds=settings.max_seconds,
-                      max_bytes=settings.max_bytes)  # fmt: skip
-    built: list[SourceBuild] = []
-    if settings.build_source:
-        done, built = _with_source_builds(done, argv, work, folder, declaration, settings)
-    shutil.rmtree(work, ignore_errors=True)
-    raise_for(done, settings)
-    compiled = compile_bytecode(venv, folder, settings)
-    declared = {r.name.lower().replace("_", "-") for r in declaration.requirements}
-    packages = tuple(p for p in installed(venv) if p not in seeded or p[0] in declared)
-    seconds = done.seconds + made.seconds + compiled.seconds + sum(b.seconds for b in built)
-    seconds += float((project or {}).get("build_seconds") or 0)
-    return Manifest(key, "python", packages, round(seconds, 2), tuple(b.to_dict() for b in built), project)
-
-
-def _project(
-    folder: Path, declaration: PythonDeclaration, settings: InstallSettings, source: Path | None
-) -> tuple[Path | None, dict[str, Any] | None]:
-    """The project's wheel and its evidence; a failed build of a project that runs uninstalled is only noted."""
-    project = declaration.project
-    if project is None or source is None:
-        return None, None
-    try:
-        built = projectbuild.build(project, source, folder, settings)
-    except InstallError as exc:
-        if project.required:
-            raise
-        failed = f"{exc.reason}: its dependencies are installed, and it runs from its own folder"
-        return None, project.to_dict() | {"wheel": None, "build_error": failed}
-    return built.path, built.record
-
-
-def compile_bytecode(venv: Path, folder: Path, settings: InstallSettings) -> Capped:
-    """Byte-compile the installed packages once, so runs on the read-only mount need not.
-
-    By the interpreter the environment was made from, with `-S`: no `site`, so no `.pth` file of
-    an installed package runs here; compiling reads source and writes bytecode, it runs none of it.
-    A file that does not compile (Python 2 leftovers) is skipped, as uv would.
-    """
-    targets = [str(path) for path in sorted(venv.glob("lib/python*/site-packages"))]
-    if not targets:
-        return Capped(0, "", 0.0, over_time=False, over_size=False)
-    done = run_capped(
-        [settings.python, "-I", "-S", "-m", "compileall", "-q", "-j", "0", *targets],
-        cwd=folder,
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"},
-        watch=folder,
-        max_seconds=settings.max_seconds,
-        max_bytes=settings.max_bytes,
-    )
-    if done.over_time or done.over_size:
-        raise_for(done, settings, "byte-compiling the installed packages")
-    return done
-
-
-def _with_source_builds(
-    done: Capped, argv: list[str], work: Path, folder: Path, declaration: PythonDeclaration, settings: InstallSettings
-) -> tuple[Capped, list[SourceBuild]]:
-    """While uv names packages with no usable wheel, build them in the sandbox and install again (bounded)."""
-    built: list[SourceBuild] = []
-    wheelhouse = folder / sourcebuild.WHEELHOUSE
-    while done.code not in (0, None):
-        wanted = sourcebuild.needs_build(done.output)
-        if not wanted:
-            break
-        again = [name for name in wanted if name in {b.name for b in built}]
-        if again:
-            raise InstallError(
-                "python", f"{again[0]} was built from source, but uv still cannot use it: {reason(done.output)}"
-            )
-        if len(built) + len(wanted) > sourcebuild.MAX_BUILDS:
-            raise InstallError("python", f"more than {sourcebuild.MAX_BUILDS} packages need a build from source")
-        exact = sourcebuild.pinned_versions(done.output)
-        for name in wanted:
-            specifiers = _specifiers(declaration, name) + ([f"=={exact[name]}"] if name in exact else [])
-            built.append(sourcebuild.build(name, specifiers, folder, settings, interpreter_version(settings.python)))
-        done = run_capped([*argv, "--find-links", str(wheelhouse)], cwd=work, env=uv_environment(), watch=folder,
-                          max_seconds=settings.max_seconds, max_bytes=settings.max_bytes)  # fmt: skip
-    return done, built
-
-
-def _specifiers(declaration: PythonDeclaration, name: str) -> list[str]:
-    """The version specifiers the declaration and its pins give `name` (markers ignored)."""
-    from packaging.requirements import InvalidRequirement, Requirement
-    from packaging.utils import canonicalize_name
-
-    found = []
-    for text in [*(r.spec for r in declaration.requirements), *declaration.pins]:
-        try:
-            requirement = Requirement(text)
-        except InvalidRequirement:
-            continue
-        if canonicalize_name(requirement.name) == name and str(requirement.specifier):
-            found.append(str(requirement.specifier))
+def commands(declaration: PythonDeclaration, settings: InstallSettings, venv: Path, inputs: Path) -> list[list[str]]:
+    """`uv venv`, `uv pip install` of the declared packages, then of the project (no dependencies)."""
+    python = str(venv / "bin" / "python")
+    # --seed: pip is there, so a run.sh that starts with `pip install -r requirements.txt` finds
+    # everything satisfied (the runs set PIP_NO_INDEX: pip never reaches for the network).
+    found = [[
+        "uv", "venv", "--quiet", "--seed", "--allow-existing", "--python", settings.python, *index_options(settings),
+        str(venv),
+    ]]  # fmt: skip
+    common = ["--python", python, "--link-mode", "copy", "--compile-bytecode", *index_options(settings)]
+    if declaration.requirements:
+        found.append([
+            "uv", "pip", "install", "-r", str(inputs / REQUIREMENTS), "-c", str(inputs / CONSTRAINTS), *common,
+            *([] if settings.build_source else ["--no-build"]),
+        ])  # fmt: skip
+    if declaration.project is not None:  # an editable one runs from each run's copy (`projectfiles.py`)
+        found.append(["uv", "pip", "install", "--no-deps", *common, "."])
     return found
 
 
-def installed(venv: Path) -> tuple[tuple[str, str, bool], ...]:
-    """(name, version, False) for every distribution in the virtualenv."""
-    found = []
-    for info in sorted(venv.glob("lib/python*/site-packages/*.dist-info")):
-        name, _, version = info.name[: -len(".dist-info")].rpartition("-")
-        if name:
-            found.append((name.replace("_", "-").lower(), version, False))
-    return tuple(found)
+def build(
+    folder: Path, declaration: PythonDeclaration, settings: InstallSettings, key: str, source: Path | None = None
+) -> Manifest:
+    """Make `folder/python`, a virtualenv with the declared packages (and the project, when it must be
+    installed), in the sandbox; raise InstallError with uv's own last lines. `source` is the submission."""
+    if settings.offline:
+        raise InstallError("python", "offline: the environment is made by uv, which needs the index")
+    project = declaration.project
+    if project is not None:
+        buildsystem.check(project.system, "the project's [build-system]")
+    uv = tools.provision("uv", settings)
+    inputs = _inputs(folder, declaration)
+    venv = folder / VENV
+
+    def collect(_: Path, out: Path | None) -> None:
+        if out is None or not (out / "bin" / "python").exists():
+            raise InstallError("python", f"uv {uv.version} succeeded but made no virtualenv")
+        shutil.move(str(out), str(venv))
+
+    env = {"UV_CACHE_DIR": UV_CACHE, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
+    argv = commands(declaration, settings, venv, inputs)
+    try:
+        done = toolsetup.run(
+            uv, source or inputs, argv, env, settings, "", collect, ecosystem="python", env_at=str(venv),
+            inputs=inputs, optional=1 if project is not None else 0,
+            doing=" (uv venv, uv pip install)",
+        )  # fmt: skip
+    except InstallError as exc:
+        raise InstallError("python", _hint(exc.reason, declaration, settings)) from exc
+    finally:
+        shutil.rmtree(inputs, ignore_errors=True)
+    if project is not None and project.required and done.get("failed"):
+        label = f"the project {project.name}" if project.name else "the project"
+        said = done["failed"][-1]["tail"]
+        why = f"building {label} with its build backend {project.system.backend} failed: {said}"
+        raise InstallError("python", why, subject="")
+    declared = {_normal(r.name) for r in declaration.requirements}
+    packages = tuple(p for p in installed(venv) if _normal(p[0]) not in SEED or _normal(p[0]) in declared)
+    record = _project_record(declaration, venv, Path(source) if source else None, done)
+    setup = {
+        "tool": "uv", "version": uv.version, "version_from": "the kit", "why": _why(declaration),
+        "command": " && ".join(_shown(a, folder) for a in argv), "build_source": settings.build_source,
+    } | {k: v for k, v in done.items() if k != "failed"}  # fmt: skip
+    return Manifest(key, "python", packages, float(done["seconds"]), record, setup)
+
+
+def _why(declaration: PythonDeclaration) -> str:
+    files = sorted({r.file for r in declaration.requirements if r.file})
+    declared = f"{', '.join(files)} declare{'s' if len(files) == 1 else ''} its packages" if files else ""
+    project = "the project must be installed" if declaration.project is not None else ""
+    return "; ".join(part for part in (declared, project) if part) or "nothing declared"
+
+
+def _shown(argv: list[str], folder: Path) -> str:
+    """A command as the report shows it: the cache's paths as placeholders (the same on every machine)."""
+    return " ".join(argv).replace(str(folder / INPUTS), "<inputs>").replace(str(folder), "<python-env>")
+
+
+def _normal(name: str) -> str:
+    return name.lower().replace("_", "-").replace(".", "-")
+
+
+def _hint(reason: str, declaration: PythonDeclaration, settings: InstallSettings) -> str:
+    """uv's words, what it was installing when it was stopped, and what the reviewer can do when a
+    package has no wheel."""
+    if ("no usable wheels" in reason or "--no-build" in reason) and not settings.build_source:
+        return f"{reason} (the kit installs wheels only: a package that must be built from source is refused; {OPT_IN})"
+    if "took longer than" in reason:
+        wanted = [r.spec for r in declaration.requirements]
+        more = f" and {len(wanted) - 8} more" if len(wanted) > 8 else ""
+        return f"{reason} (installing {', '.join(wanted[:8])}{more})" if wanted else reason
+    return reason
+
+
+def _inputs(folder: Path, declaration: PythonDeclaration) -> Path:
+    """The requirements and constraints files, where the setup reads them (read-only)."""
+    inputs = folder / INPUTS
+    inputs.mkdir(mode=0o755)
+    (inputs / REQUIREMENTS).write_text("".join(f"{r.spec}\n" for r in declaration.requirements))
+    (inputs / CONSTRAINTS).write_text("".join(f"{pin}\n" for pin in declaration.pins))
+    for name in (REQUIREMENTS, CONSTRAINTS):
+        os.chmod(inputs / name, 0o644)
+    return inputs
+
+
+def _project_record(
+    declaration: PythonDeclaration, venv: Path, source: Path | None, done: dict[str, Any]
+) -> dict[str, Any] | None:
+    """What the report says of the project: why it was installed, how, its console scripts, or why not."""
+    project = declaration.project
+    if project is None:
+        return None
+    record = project.to_dict()
+    failed = done.get("failed") or []
+    if failed:
+        why = f"uv could not install it: {failed[-1]['tail']}"
+        why += ": its dependencies are installed, and it runs from its own folder"
+        return record | {"installed": None, "build_error": why}
+    dist, scripts, top_level = project_files(venv, project.name)
+    roots = editable_roots(source, top_level) if source is not None and project.editable else []
+    command = "uv pip install --no-deps ."
+    return record | {"installed": dist, "command": command, "entry_points": scripts, "editable_roots": roots}

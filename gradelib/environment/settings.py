@@ -35,7 +35,7 @@ class InstallSettings:
     `index_url` / `registry` None means the reviewer's own installer configuration
     (by default PyPI and the npm registry). The submission's configuration is never read.
     `build_source` is the reviewer's opt-in to build a package that has no usable wheel
-    from its source archive, inside the sandbox with no network (`sourcebuild.py`).
+    from its source archive: uv builds it inside the sandbox (`pyinstall.py`).
     """
 
     cache_dir: Path

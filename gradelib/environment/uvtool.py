@@ -12,7 +12,7 @@ from gradelib.environment.capped import Capped, size_text
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 
-OPT_IN = "--build-source (GRADELIB_BUILD_SOURCE=1) builds it inside the sandbox, offline"
+OPT_IN = "--build-source (GRADELIB_BUILD_SOURCE=1) has uv build it inside the sandbox"
 ERROR_LINE = re.compile(r"^\s*(error|cause|caused by|hint|×|╰─▶)(:|\s)", re.I)  # noqa: RUF001 - uv prints a multiplication sign
 
 

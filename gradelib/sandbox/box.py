@@ -50,8 +50,8 @@ def _real_root() -> bool:
 class Sandbox(AbstractContextManager["Sandbox"]):
     """A workspace of fresh copies of one submission, and the runs made in them.
 
-    The opt-in builds from source use it the same way, with an unpacked sdist as the source
-    and the build virtualenv as its mounts (`environment/sourcebuild.py`).
+    A real tool's setup uses it the same way, the registry proxy its only network
+    (`environment/toolsetup.py`).
     """
 
     def __init__(

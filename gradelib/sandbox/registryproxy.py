@@ -4,8 +4,10 @@ configured package registries and refuses, and lists, every other destination.
 It is a kit server (a `Service`): it listens inside the sandbox's network namespace and connects out
 from the kit's own, so a setup tool that honours `HTTPS_PROXY` (uv, pip, Poetry, PDM, Hatch, Pipenv,
 npm, yarn, pnpm) reaches the registries while nothing else a submission starts reaches anything.
-Only `CONNECT host:port` to an allowed host is served (registries speak HTTPS); the tunnel carries
-bytes the kit does not read. DNS is the kit's: the sandbox never resolves a registry's name.
+`CONNECT host:port` to an allowed host is served (registries speak HTTPS); the tunnel carries bytes
+the kit does not read. A registry the reviewer configured at an `http://` address (a local mirror) is
+read through plain `GET` and `HEAD` requests to it, one per connection. DNS is the kit's: the sandbox
+never resolves a registry's name.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ PYPI_FILES = "files.pythonhosted.org"
 NPM = "https://registry.npmjs.org/"
 YARN_ALIAS = "registry.yarnpkg.com"  # yarn 1's default, the npm registry under another name
 TLS_PORT = 443
+PLAIN_METHODS = frozenset({"GET", "HEAD"})  # what reading an index over plain HTTP takes
+HOP_HEADERS = frozenset({b"connection", b"proxy-connection", b"proxy-authorization", b"keep-alive"})
 
 
 @dataclass(frozen=True)
@@ -167,8 +171,7 @@ class RegistryProxy:
         method, _, rest = first.partition(" ")
         target = rest.rsplit(" ", 1)[0] if " " in rest else rest
         if method.upper() != "CONNECT":
-            where = urlsplit(target).netloc or target
-            self._refuse(client, "405 Method Not Allowed", where[:200], f"{method[:20]}: only HTTPS tunnels go out")
+            self._forward(client, head, method, target)
             return
         host, _, port_text = target.rpartition(":")
         if not host or not port_text.isdigit() or not self.allows(host, int(port_text)):
@@ -190,6 +193,33 @@ class RegistryProxy:
                 _relay(client, upstream)
         finally:
             self._tunnels.release()
+
+    def _forward(self, client: socket.socket, head: bytes, method: str, target: str) -> None:
+        """One plain `GET`/`HEAD` to an allowed registry at an `http://` address, sent on with `Connection:
+        close`, its answer carried back."""
+        parts = urlsplit(target)
+        where = parts.netloc or target
+        if method.upper() not in PLAIN_METHODS or parts.scheme != "http" or not parts.hostname:
+            self._refuse(client, "405 Method Not Allowed", where[:200], f"{method[:20]}: only HTTPS tunnels go out")
+            return
+        port = parts.port or 80
+        if not self.allows(parts.hostname, port):
+            self._refuse(client, "403 Forbidden", where[:200], "not a configured registry")
+            return
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        lines = head.split(b"\r\n")[1:]
+        kept = [line for line in lines if line.split(b":", 1)[0].strip().lower() not in HOP_HEADERS]
+        request = b"\r\n".join([f"{method.upper()} {path} HTTP/1.1".encode(), *kept, b"Connection: close", b"", b""])
+        try:
+            upstream = self._connect(parts.hostname.lower(), port)
+        except OSError as exc:
+            self._refuse(client, "502 Bad Gateway", where, f"unreachable: {exc.strerror or exc}")
+            return
+        with upstream:
+            with self._lock:
+                self._reached[f"{parts.hostname.lower()}:{port}"] = self._reached.get(f"{parts.hostname}:{port}", 0) + 1
+            upstream.sendall(request)
+            _relay(client, upstream)
 
     def _connect(self, host: str, port: int) -> socket.socket:
         """A connection to an allowed registry. Its addresses are looked up once per proxy (a setup opens

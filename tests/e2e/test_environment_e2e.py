@@ -21,6 +21,7 @@ import pytest
 from conftest import write_tree
 
 from gradelib.environment import Environment, InstallSettings, prepare
+from gradelib.environment.tools import TOOLS
 from gradelib.intake import ingest
 from gradelib.sandbox import Sandbox
 
@@ -323,6 +324,6 @@ def test_deps_fetch_cli_fills_the_cache(tmp_path: Path, capsys: pytest.CaptureFi
     code = main(["deps", "fetch", str(tmp_path / "cohort"), "--cache-dir", str(tmp_path / "cache")])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "ana: python: 1 packages (installed in" in out
+    assert f"ana: python: 1 packages (set up by uv {TOOLS['uv'].version}, installed in" in out
     assert "ben: no dependencies declared" in out
     assert shutil.which("uv") or True  # uv ships with the kit; nothing else needed

@@ -37,14 +37,20 @@ CACHE_TEXT = re.compile(r"\((cache hit|installed in <t>)\)")  # whether this mac
 
 def unlocked_packages(environment: dict[str, Any]) -> dict[str, Any]:
     """The environment with each install that no honoured lockfile pinned listed as resolved, not by version
-    (its cache key too, which names the interpreter it was made for)."""
+    (its cache key too, which names the interpreter it was made for, and what its setup fetched)."""
     locks = environment.get("lockfiles") or []
     locked = {LOCKFILE_ECOSYSTEM.get(Path(str(lock.get("file"))).name) for lock in locks if lock.get("honoured")}
     installed = [
-        install if install.get("ecosystem") in locked else {**install, "key": RESOLVED, "packages": RESOLVED}
+        install if install.get("ecosystem") in locked else _resolved(install)
         for install in environment.get("installed") or []
     ]
     return {**environment, "installed": installed}
+
+
+def _resolved(install: dict[str, Any]) -> dict[str, Any]:
+    setup = install.get("setup")
+    fetched = {**setup, "network": RESOLVED} if isinstance(setup, dict) and "network" in setup else setup
+    return {**install, "key": RESOLVED, "packages": RESOLVED} | ({"setup": fetched} if setup else {})
 
 
 def normalise(value: Any, key: str = "") -> Any:

@@ -73,7 +73,7 @@ def test_a_correct_replay_packaged_another_way_passes_every_line(graded: GradedC
     project = environment["project"]
     assert (project or {}).get("name") == expected.get("project")
     if project:
-        assert project["wheel"] and project["backend"] and project["why"]
+        assert project["installed"] and project["backend"] and project["why"]
     assert _honoured(environment) == ([expected["lockfile"]] if "lockfile" in expected else [])
     assert _set_up_by(environment) == expected.get("setup")
 

