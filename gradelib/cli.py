@@ -15,10 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from gradelib import safetext, takehomes
 from gradelib.cohort import meeting
-from gradelib.errors import GradebookError, GradelibError, SchedulerLost
+from gradelib.errors import GradebookError, GradelibError, SchedulerLost, SettingsError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
 from gradelib.review import clarifications, reportfiles, rubricview, worklist
+from gradelib.settings import Settings, current_settings, effective_json, effective_text
 from gradelib.takehomes import handout
 from gradelib.takehomes.rubric import load_rubric
 
@@ -49,23 +50,23 @@ def _install_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _flagged(args: argparse.Namespace) -> Settings:
+    """The kit's settings with the flags this command line gave applied (their source: "flag")."""
+    given = {
+        "index_url": getattr(args, "index_url", None),
+        "npm_registry": getattr(args, "registry", None),
+        "offline": getattr(args, "offline", False),
+        "build_source": getattr(args, "build_source", False),
+        "cache_dir": args.cache_dir.resolve() if getattr(args, "cache_dir", None) else None,
+    }
+    return current_settings().with_flags(**{name: value for name, value in given.items() if value})
+
+
 def _settings(args: argparse.Namespace) -> InstallSettings:
     """The install settings from the command line, also exported for worker processes and kernels."""
     from gradelib.environment import InstallSettings
 
-    settings = InstallSettings.from_env()
-    changes: dict[str, Any] = {}
-    if getattr(args, "index_url", None):
-        changes["index_url"] = args.index_url
-    if getattr(args, "registry", None):
-        changes["registry"] = args.registry
-    if getattr(args, "offline", False):
-        changes["offline"] = True
-    if getattr(args, "build_source", False):
-        changes["build_source"] = True
-    if getattr(args, "cache_dir", None):
-        changes["cache_dir"] = args.cache_dir.resolve()
-    settings = settings.with_changes(**changes)
+    settings = InstallSettings.from_settings(_flagged(args))
     settings.export(os.environ)
     return settings
 
@@ -82,6 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     _review_commands(sub)
     _team_commands(sub)
     _meeting_commands(sub)
+    shown = sub.add_parser("settings", help="every GRADELIB_* setting: its value and where it came from")
+    shown.add_argument("--json", action="store_true", help="print the rows as JSON")
+    _install_options(shown)
     return parser
 
 
@@ -537,6 +541,12 @@ def _rubric(args: argparse.Namespace) -> int:
     return 0
 
 
+def _show_settings(args: argparse.Namespace) -> int:
+    settings = _flagged(args)
+    print(effective_json(settings) if args.json else effective_text(settings))
+    return 0
+
+
 def _new_takehome(args: argparse.Namespace) -> int:
     from gradelib.scaffold.newtakehome import new_takehome
 
@@ -561,6 +571,7 @@ _COMMANDS = {
     "rubric": _rubric,
     "similarity": _similarity,
     "new-takehome": _new_takehome,
+    "settings": _show_settings,
 }
 
 
@@ -569,6 +580,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the console script: the process ends when main returns
         atexit.register(gc.freeze)  # its objects are not collected one by one at exit (0.4 s after nbconvert)
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:  # before any command runs: an unknown variable or a value the kit cannot mean stops every one
+        current_settings()
+    except SettingsError as exc:
+        print(f"gradelib: {exc}", file=sys.stderr)
+        return 2
     if argv and argv[0] in _servers():
         plugin = takehomes.load(_servers()[argv[0]])
         return plugin.servers[argv[0]](argv[1:])

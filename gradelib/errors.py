@@ -147,3 +147,13 @@ class TakeHomeBroken(GradelibError):
         super().__init__(f"take-home {name!r}: {reason}")
         self.name = name
         self.reason = reason
+
+
+class SettingsError(GradelibError):
+    """A `GRADELIB_*` environment variable the kit does not know, or a value it cannot mean (`more`: the others)."""
+
+    def __init__(self, variable: str, reason: str, *, more: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__("; ".join(f"{name}: {why}" for name, why in ((variable, reason), *more)))
+        self.variable = variable
+        self.reason = reason
+        self.more = more

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import os
 from pathlib import Path
 
+from gradelib.settings import ENV_UPDATE_GOLDEN, current_settings
+
 GOLDEN_DIR = Path(__file__).parent / "golden"
-UPDATE_ENV = "GRADELIB_UPDATE_GOLDEN"
+UPDATE_ENV = ENV_UPDATE_GOLDEN
 
 
 def assert_golden(name: str, text: str) -> None:
@@ -16,7 +17,7 @@ def assert_golden(name: str, text: str) -> None:
     Set GRADELIB_UPDATE_GOLDEN=1 to rewrite every golden file a run touches.
     """
     path = GOLDEN_DIR / name
-    if not path.exists() or os.environ.get(UPDATE_ENV) == "1":
+    if not path.exists() or current_settings().update_golden:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8"))
         return

@@ -14,7 +14,7 @@ from gradelib.errors import GradelibError
 from gradelib.takehomes.plugin import DEFAULT_RUN_SECONDS
 
 MARGIN_SECONDS = 120.0  # a kernel's start and stop, the notebook's cells, the loopback servers
-INSTALL_STEPS = 2  # a Python and a Node environment, each within the install cap
+INSTALL_STEPS = 5  # a Python setup (its tool provisioned, then up to three commands) and a Node one, each capped
 
 
 def grading_deadline(takehome: str, settings: InstallSettings, override: float | None = None) -> float:
@@ -27,5 +27,5 @@ def grading_deadline(takehome: str, settings: InstallSettings, override: float |
         runs = takehomes.load(takehome).run_seconds
     except GradelibError:
         runs = DEFAULT_RUN_SECONDS  # a submission no take-home claims fails in its notebook
-    installs = INSTALL_STEPS * settings.max_seconds + settings.build_seconds
+    installs = INSTALL_STEPS * settings.max_seconds
     return round(runs + installs + MARGIN_SECONDS)

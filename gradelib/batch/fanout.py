@@ -31,6 +31,8 @@ from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
 from gradelib.notebook import views_path
 from gradelib.review.reportfiles import refresh_report
 from gradelib.sandbox import diskcap
+from gradelib.settings import ENV_WARM_WORKERS as ENV_WARM_WORKERS  # "0": every local worker starts fresh
+from gradelib.settings import current_settings
 from gradelib.takehomes.bases import handout_base
 
 UNKNOWN_TAKEHOME = "unknown"
@@ -38,7 +40,6 @@ JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores
 LOGS = ".logs"  # per-submission kernel logs beside the reports
 STOP_SECONDS = 3.0  # a worker asked to stop gets this long before it is killed
 WAKE_SECONDS = 0.5  # the driver waits for gradings in steps this long, so it always sees a stop signal soon
-ENV_WARM_WORKERS = "GRADELIB_WARM_WORKERS"  # "0": every local worker starts as a new interpreter
 INTERRUPTED = "interrupted: the batch was stopped before this submission was graded; `gradelib grade` grades it"
 Status = Literal["graded", "error", "up_to_date"]
 
@@ -73,6 +74,7 @@ def _parcel(
     if staged.path is None:
         raise ValueError(f"{staged.name} was not staged")
     stem = report_stem(label)
+    install = InstallSettings.from_env()
     shown = {  # the parameters the saved notebook shows: the driver's paths, where a reviewer re-runs it
         "submission": str(staged.path),
         "name": label,
@@ -88,9 +90,9 @@ def _parcel(
         kit_version=__version__,
         files=pack(staged.path),
         gradebook=book.excerpt(row.takehome, row.name),
-        install_env=install_env(os.environ),
+        install_env=install_env(install.environment()),
         shown_parameters=tuple(shown.items()),
-        deadline=grading_deadline(row.takehome, InstallSettings.from_env(), timeout),
+        deadline=grading_deadline(row.takehome, install, timeout),
     )
 
 
@@ -430,7 +432,7 @@ def _run_all(
 def _warm_context() -> multiprocessing.context.BaseContext:
     """Workers forked from one process that has imported what a grading needs (`warmup`); new interpreters
     (spawn) where there is no fork server or `GRADELIB_WARM_WORKERS=0`."""
-    cold = os.environ.get(ENV_WARM_WORKERS, "").strip() == "0"
+    cold = not current_settings().warm_workers
     if cold or "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")

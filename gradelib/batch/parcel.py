@@ -18,16 +18,16 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from gradelib.environment.settings import (
-    ENV_BUILD_SECONDS,
     ENV_BUILD_SOURCE,
     ENV_INDEX_URL,
+    ENV_INSTALL_SECONDS,
     ENV_OFFLINE,
     ENV_REGISTRY,
 )
 from gradelib.errors import SubmissionError
 
 # Install settings a worker takes from the driver (the cache folder and interpreter stay the worker's own).
-FORWARDED_ENV = (ENV_INDEX_URL, ENV_REGISTRY, ENV_OFFLINE, ENV_BUILD_SOURCE, ENV_BUILD_SECONDS)
+FORWARDED_ENV = (ENV_INDEX_URL, ENV_REGISTRY, ENV_OFFLINE, ENV_BUILD_SOURCE, ENV_INSTALL_SECONDS)
 SUBMISSION = "submission"  # the unpacked folder's name, as in the driver's staging folder
 _KEPT_TYPES = (tarfile.REGTYPE, tarfile.AREGTYPE, tarfile.DIRTYPE, tarfile.SYMTYPE)
 

@@ -31,6 +31,7 @@ from gradelib.notebook import report_from_dict, views_path
 from gradelib.review.panel import ENV_HEADLESS
 from gradelib.review.reportfiles import BATCH_ONLY, take_score_table
 from gradelib.sandbox import launched
+from gradelib.settings import current_settings
 
 GRADEBOOK = "gradebook.sqlite"
 PREFIX = "gradelib:"
@@ -152,7 +153,7 @@ def isolation_problem() -> str | None:
     """Why this machine cannot run submissions in namespaces, or None when it can."""
     from gradelib.sandbox import ENV_FORCE_NO_NAMESPACES, Sandbox
 
-    if os.environ.get(ENV_FORCE_NO_NAMESPACES):
+    if current_settings().no_namespaces:
         return f"namespaces turned off ({ENV_FORCE_NO_NAMESPACES})"
     with tempfile.TemporaryDirectory(prefix="gradelib-probe-") as folder:
         try:

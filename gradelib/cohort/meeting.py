@@ -8,7 +8,6 @@ supersedes an earlier one, nothing is deleted), and named by blind label in what
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,16 +16,17 @@ from gradelib.gradebook import Gradebook, SubmissionRow
 from gradelib.gradebook.meeting import Decision, Resolution, latest_resolutions
 from gradelib.review.clarifications import Clarification, add_clarification, clarifications_path
 from gradelib.review.scoring import ENV_REVIEWER
+from gradelib.settings import DEFAULT_DECISIONS as DEFAULT_DECISIONS
+from gradelib.settings import ENV_DECISIONS as ENV_DECISIONS  # the team's own wording, e.g. "advance,hold,decline"
+from gradelib.settings import current_settings
 from gradelib.takehomes.rubric import Rubric, RubricLine, default_rubric, load_rubric
-
-ENV_DECISIONS = "GRADELIB_DECISIONS"  # the team's own wording, comma-separated, e.g. "advance,hold,decline"
-DEFAULT_DECISIONS = ("advance", "hold", "decline")
 
 
 def decision_choices(choices: str | None = None) -> tuple[str, ...]:
     """The decisions a lead can record: `choices` (comma-separated), else GRADELIB_DECISIONS, else the defaults."""
-    text = choices if choices is not None else os.environ.get(ENV_DECISIONS, "")
-    words = tuple(dict.fromkeys(word.strip() for word in text.split(",") if word.strip()))
+    if choices is None:
+        return current_settings().decisions
+    words = tuple(dict.fromkeys(word.strip() for word in choices.split(",") if word.strip()))
     return words or DEFAULT_DECISIONS
 
 
@@ -72,7 +72,7 @@ def checked_value(line: RubricLine, value: str) -> str:
 
 
 def _who(by: str | None) -> str:
-    who = (by or os.environ.get(ENV_REVIEWER, "")).strip()
+    who = (by or current_settings().reviewer).strip()
     if not who:
         raise RecordRefused(f"say who records it: --by NAME (or set {ENV_REVIEWER})")
     return who

@@ -7,7 +7,6 @@ Headless (papermill, `gradelib summary`) it is a short note: a report records no
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,8 +19,9 @@ from gradelib.cohort.table import Cohort, is_refused
 from gradelib.display.render import STYLE, Html
 from gradelib.errors import GradelibError
 from gradelib.gradebook import Gradebook
-from gradelib.review.panel import ENV_REVIEWER, is_headless
+from gradelib.review.panel import is_headless
 from gradelib.safetext import clipped_text, html_visible
+from gradelib.settings import current_settings
 
 HEADLESS_NOTE = (
     "The meeting panel records resolutions and decisions when this notebook is open in JupyterLab"
@@ -71,7 +71,7 @@ class MeetingPanel(widgets.VBox):
             for i in items
         ]
         self.by = widgets.Text(
-            value=(by if by is not None else os.environ.get(ENV_REVIEWER, "")).strip(),
+            value=(by if by is not None else current_settings().reviewer).strip(),
             description="Lead",
             placeholder="who records it",
         )

@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-ENV_CACHE_DIR = "GRADELIB_CACHE_DIR"
-ENV_INDEX_URL = "GRADELIB_INDEX_URL"
-ENV_REGISTRY = "GRADELIB_NPM_REGISTRY"
-ENV_OFFLINE = "GRADELIB_OFFLINE"
-ENV_PYTHON = "GRADELIB_PYTHON"
-ENV_BUILD_SOURCE = "GRADELIB_BUILD_SOURCE"
-ENV_BUILD_SECONDS = "GRADELIB_BUILD_SECONDS"
-SYSTEM_PYTHON = "/usr/bin/python3"  # what the sandbox sees (root's home, pyenv's python, is not there)
-MAX_INSTALL_SECONDS = 300.0
+from gradelib.settings import DEFAULT_INSTALL_SECONDS, ENV_NPM_REGISTRY, SYSTEM_PYTHON, Settings, current_settings, load
+from gradelib.settings import ENV_BUILD_SOURCE as ENV_BUILD_SOURCE
+from gradelib.settings import ENV_CACHE_DIR as ENV_CACHE_DIR
+from gradelib.settings import ENV_INDEX_URL as ENV_INDEX_URL
+from gradelib.settings import ENV_INSTALL_SECONDS as ENV_INSTALL_SECONDS
+from gradelib.settings import ENV_OFFLINE as ENV_OFFLINE
+
+ENV_REGISTRY = ENV_NPM_REGISTRY
+MAX_INSTALL_SECONDS = DEFAULT_INSTALL_SECONDS
 MAX_INSTALL_BYTES = 1024**3
-MAX_BUILD_SECONDS = 300.0  # one source build, in the sandbox
-
-
-def default_cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
-    """`$GRADELIB_CACHE_DIR`, else `$XDG_CACHE_HOME/gradelib`, else `~/.cache/gradelib`."""
-    if environ.get(ENV_CACHE_DIR):
-        return Path(environ[ENV_CACHE_DIR]).expanduser().resolve()
-    base = Path(environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return (base / "gradelib").resolve()
 
 
 @dataclass(frozen=True)
@@ -46,19 +36,23 @@ class InstallSettings:
     max_seconds: float = MAX_INSTALL_SECONDS
     max_bytes: int = MAX_INSTALL_BYTES
     build_source: bool = False
-    build_seconds: float = MAX_BUILD_SECONDS
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] = os.environ) -> InstallSettings:
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> InstallSettings:
         """Settings from GRADELIB_* variables (the CLI sets them, so notebook kernels inherit them)."""
+        return cls.from_settings(current_settings() if environ is None else load(environ))
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> InstallSettings:
+        """The install settings among the kit's settings."""
         return cls(
-            cache_dir=default_cache_dir(environ),
-            index_url=environ.get(ENV_INDEX_URL) or None,
-            registry=environ.get(ENV_REGISTRY) or None,
-            offline=environ.get(ENV_OFFLINE, "") not in ("", "0"),
-            python=environ.get(ENV_PYTHON) or SYSTEM_PYTHON,
-            build_source=environ.get(ENV_BUILD_SOURCE, "") not in ("", "0"),
-            build_seconds=_seconds(environ.get(ENV_BUILD_SECONDS), MAX_BUILD_SECONDS),
+            cache_dir=settings.cache_dir.resolve(),
+            index_url=settings.index_url,
+            registry=settings.npm_registry,
+            offline=settings.offline,
+            python=str(settings.python),
+            build_source=settings.build_source,
+            max_seconds=settings.install_seconds,
         )
 
     def with_changes(self, **changes: object) -> InstallSettings:
@@ -75,13 +69,10 @@ class InstallSettings:
                 environ.pop(key, None)
         environ[ENV_OFFLINE] = "1" if self.offline else ""
         environ[ENV_BUILD_SOURCE] = "1" if self.build_source else ""
-        environ[ENV_BUILD_SECONDS] = f"{self.build_seconds:g}"
+        environ[ENV_INSTALL_SECONDS] = f"{self.max_seconds:g}"
 
-
-def _seconds(text: str | None, default: float) -> float:
-    """A positive number of seconds from an environment variable, else the default."""
-    try:
-        value = float(text) if text else default
-    except ValueError:
-        return default
-    return value if value > 0 else default
+    def environment(self) -> dict[str, str]:
+        """These settings as the variables `export` writes."""
+        environ: dict[str, str] = {}
+        self.export(environ)
+        return environ

@@ -39,8 +39,9 @@ from typing import Any
 from jupyter_client.provisioning.local_provisioner import LocalProvisioner
 
 from gradelib.sandbox import diskcap, forkserver
+from gradelib.settings import ENV_KERNEL_FORK, current_settings
 
-ENV_DISABLE = "GRADELIB_KERNEL_FORK"  # "0" starts every kernel as a new interpreter
+ENV_DISABLE = ENV_KERNEL_FORK  # "0" starts every kernel as a new interpreter
 PRELOAD = (
     "ipykernel.kernelapp",
     "ipykernel.ipkernel",
@@ -69,7 +70,7 @@ THREADED = "the kernel fork server must be single-threaded: an import started a 
 
 def enabled() -> bool:
     """Whether batch kernels come from a fork server (default) rather than fresh interpreters."""
-    return os.environ.get(ENV_DISABLE, "1").strip().lower() not in ("0", "no", "false", "off")
+    return current_settings().kernel_fork
 
 
 # --- the server ---------------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +20,6 @@ from gradelib.review.rubricview import clarification_text
 from gradelib.review.scoretable import (
     ENV_HEADLESS,
     ENV_REVEAL,
-    FALSE_WORDS,
     NEEDS_YOU,
     NEEDS_YOU_COLOUR,
     NO_CHOICE,
@@ -46,6 +44,7 @@ from gradelib.review.scoring import (
     save_values,
 )
 from gradelib.safetext import clipped_text, html_visible
+from gradelib.settings import current_settings
 from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 __all__ = [
@@ -88,7 +87,7 @@ def is_headless(headless: bool | None = None) -> bool:
     """The explicit choice, else whether `GRADELIB_HEADLESS` is set to something true."""
     if headless is not None:
         return headless
-    return os.environ.get(ENV_HEADLESS, "").strip().lower() not in FALSE_WORDS
+    return current_settings().headless
 
 
 def panel_for(
@@ -210,7 +209,7 @@ class ScoringPanel(widgets.VBox):
             f" human; overriding the kit's result needs a comment. {html_visible('' if reveal else BLIND_NOTE)}</div>"
         )
         reviewer_text = widgets.Text(
-            value=(reviewer if reviewer is not None else os.environ.get(ENV_REVIEWER, "")).strip(),
+            value=(reviewer if reviewer is not None else current_settings().reviewer).strip(),
             description="Reviewer",
             placeholder="your name",
             continuous_update=False,

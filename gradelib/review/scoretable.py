@@ -13,12 +13,12 @@ the candidate once they have scored every line the kit left to humans.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from gradelib import settings
 from gradelib.display.render import STYLE, Html, badge
 from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
 from gradelib.gradebook.meeting import Decision, Resolution, latest_decisions, latest_resolutions
@@ -27,9 +27,8 @@ from gradelib.review.scoring import ReviewLine, review_lines
 from gradelib.safetext import clipped_text, html_visible
 from gradelib.takehomes.rubric import Rubric
 
-ENV_HEADLESS = "GRADELIB_HEADLESS"  # set for papermill runs (the batch, the summary): no live widgets
-ENV_REVEAL = "GRADELIB_REVEAL"  # the lead's setting: show every reviewer's scores (and candidates' names)
-FALSE_WORDS = frozenset({"", "0", "false", "no", "off"})
+ENV_HEADLESS = settings.ENV_HEADLESS  # set for papermill runs (the batch, the summary): no live widgets
+ENV_REVEAL = settings.ENV_REVEAL  # the lead's setting: show every reviewer's scores (and candidates' names)
 NOT_IN_GRADEBOOK = "Submission (not in the gradebook)"
 NEEDS_YOU = "needs you"
 NO_CHOICE = "-"
@@ -51,7 +50,7 @@ def is_revealed(reveal: bool | None = None) -> bool:
     """The explicit choice, else whether `GRADELIB_REVEAL` is set to something true."""
     if reveal is not None:
         return reveal
-    return os.environ.get(ENV_REVEAL, "").strip().lower() not in FALSE_WORDS
+    return settings.current_settings().reveal
 
 
 def visible(

@@ -7,13 +7,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from gradelib import settings
 from gradelib.errors import CommentRequired, GradelibError
 from gradelib.gradebook import Gradebook
 from gradelib.result import LineResult
 from gradelib.takehomes.rubric import UNDECIDED, Rubric, RubricLine
 
 ReviewKind = Literal["tiers", "points"]
-ENV_REVIEWER = "GRADELIB_REVIEWER"
+ENV_REVIEWER = settings.ENV_REVIEWER
 NO_RESULT_OUTCOME = "unverified"  # a rubric line the kit has no stored result for
 NO_RESULT_MESSAGE = "the kit has no result for this line yet"
 REVIEWER_NEEDED = f"a reviewer name is needed: type it above or set {ENV_REVIEWER}"

@@ -26,9 +26,9 @@ from typing import TypeVar
 from gradelib.errors import SandboxUnavailable
 from gradelib.sandbox import call as runcall
 from gradelib.sandbox import diskcap, safefs
-from gradelib.sandbox.environ import ENV_FORCE_NO_NAMESPACES
 from gradelib.sandbox.mounts import NODE_MODULES, VENV_LINK, Mounts
 from gradelib.sandbox.runresult import Limits, RunResult, Service
+from gradelib.settings import current_settings
 
 ROOM_WAIT_S = 20.0  # how long a kit write waits for a run beside it that filled the workspace to be stopped
 T = TypeVar("T")
@@ -72,7 +72,7 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         self.disk_bytes = disk_bytes
         self.disk = diskcap.DiskCap(Path(), None, "not entered")
         self.mounts = mounts or Mounts()
-        self.isolate = isolate and not os.environ.get(ENV_FORCE_NO_NAMESPACES)
+        self.isolate = isolate and not current_settings().no_namespaces
         self.as_root = _real_root()
         self.uid = CANDIDATE_UID_FIRST + secrets.randbelow(CANDIDATE_UID_COUNT) if self.as_root else os.getuid()
         self.root = Path()

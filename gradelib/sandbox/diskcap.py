@@ -19,8 +19,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-ENV_DISK_MIB = "GRADELIB_DISK_MIB"  # the operator's cap per grading, in MiB
-DEFAULT_DISK_BYTES = 1024 * 2**20
+from gradelib.settings import DEFAULT_DISK_MIB, current_settings
+from gradelib.settings import ENV_DISK_MIB as ENV_DISK_MIB  # the operator's cap per grading, in MiB
+
+DEFAULT_DISK_BYTES = DEFAULT_DISK_MIB * 2**20
 MIN_DISK_BYTES = 4 * 2**20
 FULL_MARGIN_BYTES = 256 * 1024  # less free than this: the workspace is full
 WORKSPACE_PREFIX = "gradelib-ws{pid}-"  # the owner's pid, so a leftover of a killed kernel can be swept
@@ -64,11 +66,9 @@ class DiskCap:
 
 
 def configured_limit(default: int = DEFAULT_DISK_BYTES) -> int:
-    """The cap per grading: `$GRADELIB_DISK_MIB` when set to a number, else `default`."""
-    text = os.environ.get(ENV_DISK_MIB, "").strip()
-    if text.isdigit():
-        return max(int(text) * 2**20, MIN_DISK_BYTES)
-    return default
+    """The cap per grading: `$GRADELIB_DISK_MIB` when set, else `default`."""
+    settings = current_settings()
+    return max(settings.disk_mib * 2**20, MIN_DISK_BYTES) if settings.given("disk_mib") else default
 
 
 def _mount_tmpfs(folder: Path, limit: int) -> None:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from gradelib.settings import ENV_NO_NAMESPACES
+
 SANDBOX_PATH = "/usr/local/bin:/usr/bin:/bin"
-ENV_FORCE_NO_NAMESPACES = "GRADELIB_NO_NAMESPACES"
+ENV_FORCE_NO_NAMESPACES = ENV_NO_NAMESPACES
 LIBFAKETIME_GLOBS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1")
 # Set only for the command itself, after the kit's wrappers (strace, setpriv) have run: a preloaded
 # library such as libfaketime would otherwise start inside them, as root, and own its shared memory.

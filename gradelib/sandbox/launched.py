@@ -16,8 +16,9 @@ import tempfile
 from pathlib import Path
 
 from gradelib.sandbox import forkserver, launcher
+from gradelib.settings import ENV_SANDBOX_LAUNCHER, current_settings
 
-ENV_DISABLE = "GRADELIB_SANDBOX_LAUNCHER"  # "0": every run starts nsinit as a new interpreter
+ENV_DISABLE = ENV_SANDBOX_LAUNCHER  # "0": every run starts nsinit as a new interpreter
 START_SECONDS = 30.0
 FALLBACK_NOTICE = "gradelib: sandbox runs start fresh (the launcher is not used): {why}"
 INTERPRETER_FLAGS = ("-I", "-S")  # nsinit's own: isolated, no site-packages
@@ -25,7 +26,7 @@ INTERPRETER_FLAGS = ("-I", "-S")  # nsinit's own: isolated, no site-packages
 
 def enabled() -> bool:
     """Whether runs are forked by the launcher (default) rather than started as new interpreters."""
-    return os.environ.get(ENV_DISABLE, "1").strip().lower() not in ("0", "no", "false", "off")
+    return current_settings().sandbox_launcher
 
 
 class LaunchedProcess(forkserver.ForkedChild):

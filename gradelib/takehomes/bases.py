@@ -6,15 +6,15 @@ scan --template`."""
 from __future__ import annotations
 
 import functools
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from gradelib.errors import GradelibError
+from gradelib.settings import ENV_STARTER, Settings, current_settings
 from gradelib.similarity import Base, base_of
 from gradelib.takehomes import handout
 
-STARTER_ENV = "GRADELIB_STARTER_{takehome}"
+STARTER_ENV = ENV_STARTER.replace("<TAKEHOME>", "{takehome}")
 MAX_STARTER_FILES = 2000
 MAX_STARTER_BYTES = 2 * 1024 * 1024  # one starter file; a bigger one is not code a team hands out
 
@@ -23,10 +23,9 @@ class StarterUnreadable(GradelibError):
     """Starter code named for the similarity check that is neither a readable file nor a folder."""
 
 
-def starter_paths(takehome: str, environ: Mapping[str, str] = os.environ) -> list[Path]:
+def starter_paths(takehome: str, settings: Settings | None = None) -> list[Path]:
     """The starter code a team set for `takehome` (`GRADELIB_STARTER_REPLAY=starter/:snippet.py`)."""
-    raw = environ.get(STARTER_ENV.format(takehome=takehome.upper()), "")
-    return [Path(part).expanduser() for part in raw.split(os.pathsep) if part.strip()]
+    return list((settings or current_settings()).starter_paths(takehome))
 
 
 def starter_files(paths: Sequence[Path], *, named_by: str = "starter code") -> list[tuple[str, bytes]]:

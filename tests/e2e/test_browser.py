@@ -33,6 +33,7 @@ from gradelib import batch, cli
 from gradelib.cohort.summary import run_summary
 from gradelib.gradebook import Gradebook
 from gradelib.review.panel import ENV_HEADLESS, ENV_REVIEWER, SAVE_LABEL
+from gradelib.settings import current_settings
 from gradelib.takehomes.rubric import default_rubric
 
 pytestmark = pytest.mark.e2e
@@ -362,7 +363,6 @@ COLLEAGUE_EXPLANATION = "Colleague on the explanation: names the restart gap"
 PANEL_SOURCE = 'panel_for(gradebook, "payments"'
 PANEL_READY_S = 120  # a bound for a hang only: Run All reaches a usable panel from stored results in seconds
 DOCS = ROOT / "docs"
-ENV_DOCS = "GRADELIB_DOCS_SCREENSHOTS"  # set: the screenshots of the HTML report and summary go into docs/
 WIDGET_ERROR = "Error displaying widget"
 # Run in the page: true once the cell running `source` shows an execution count other than `before`.
 RAN_AGAIN_JS = """([source, before]) => {
@@ -518,7 +518,7 @@ def test_reviewer_scores_blind_without_rerunning_and_the_next_reviewer_opens_it_
             _screenshot(browser, summary_html, tmp_path / "summary.png"),
         ]
     assert all(shot.stat().st_size > 20_000 for shot in shots)
-    if os.environ.get(ENV_DOCS):
+    if current_settings().docs_screenshots:  # GRADELIB_DOCS_SCREENSHOTS: the screenshots go into docs/
         for shot in shots:
             shutil.copyfile(shot, DOCS / shot.name)
 

@@ -32,10 +32,10 @@ from conftest import SAMPLES, write_tree
 from gradelib.cli import main
 from gradelib.environment import InstallSettings, prepare
 from gradelib.environment.settings import (
-    ENV_BUILD_SECONDS,
     ENV_BUILD_SOURCE,
     ENV_CACHE_DIR,
     ENV_INDEX_URL,
+    ENV_INSTALL_SECONDS,
     ENV_OFFLINE,
     ENV_REGISTRY,
 )
@@ -59,7 +59,7 @@ def _registry_reachable() -> None:
 @pytest.fixture(autouse=True)
 def _install_env_restored(monkeypatch: pytest.MonkeyPatch) -> None:
     """`gradelib.cli.main` exports its install settings into os.environ: undone after each test."""
-    for key in (ENV_BUILD_SECONDS, ENV_BUILD_SOURCE, ENV_CACHE_DIR, ENV_INDEX_URL, ENV_OFFLINE, ENV_REGISTRY):
+    for key in (ENV_INSTALL_SECONDS, ENV_BUILD_SOURCE, ENV_CACHE_DIR, ENV_INDEX_URL, ENV_OFFLINE, ENV_REGISTRY):
         monkeypatch.delenv(key, raising=False)
 
 

@@ -34,7 +34,7 @@ PROBE = (
     "import os, sys\n"
     "print('pid', os.getpid())\nprint('ppid', os.getppid())\n"
     "print('cwd', os.getcwd())\n"
-    "print('probe', os.environ.get('GRADELIB_PROBE'))\n"
+    "print('probe', os.environ.get('KERNEL_PROBE'))\n"
     "print('preloaded', 'gradelib.review.panel' in sys.modules)\n"
     "print('to the log', file=sys.__stderr__, flush=True)\n"
 )
@@ -45,7 +45,7 @@ def _run(tmp_path: Path, name: str, fork: bool, monkeypatch: pytest.MonkeyPatch)
     folder = tmp_path / name
     folder.mkdir()
     log = folder / "kernel.log"
-    error = execute(_notebook(tmp_path, PROBE), folder / "out.ipynb", {}, env={"GRADELIB_PROBE": name}, log=log)
+    error = execute(_notebook(tmp_path, PROBE), folder / "out.ipynb", {}, env={"KERNEL_PROBE": name}, log=log)
     assert error is None
     words = dict(line.split(" ", 1) for line in _outputs(folder / "out.ipynb").splitlines())
     words["log"] = log.read_text()

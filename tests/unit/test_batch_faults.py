@@ -17,8 +17,8 @@ from gradelib.takehomes.plugin import DEFAULT_RUN_SECONDS
 
 
 def test_a_gradings_deadline_is_its_runs_its_installs_and_a_margin(tmp_path: Path) -> None:
-    settings = InstallSettings(cache_dir=tmp_path, max_seconds=300, build_seconds=300)
-    installs = INSTALL_STEPS * 300 + 300
+    settings = InstallSettings(cache_dir=tmp_path, max_seconds=300)
+    installs = INSTALL_STEPS * 300
     assert grading_deadline("replay", settings) == replay.PLUGIN.run_seconds + installs + MARGIN_SECONDS
     assert grading_deadline("payments", settings) == payments.PLUGIN.run_seconds + installs + MARGIN_SECONDS
     assert grading_deadline("no-such-takehome", settings) == DEFAULT_RUN_SECONDS + installs + MARGIN_SECONDS

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
+from gradelib.errors import SettingsError
 from gradelib.sandbox import Limits, Sandbox, diskcap
 
 FILL = """
@@ -69,6 +70,9 @@ def test_the_cap_is_configurable_and_a_stale_workspace_is_swept(monkeypatch: pyt
     monkeypatch.setenv(diskcap.ENV_DISK_MIB, "48")
     assert diskcap.configured_limit() == 48 * 2**20
     monkeypatch.setenv(diskcap.ENV_DISK_MIB, "not a number")
+    with pytest.raises(SettingsError, match="GRADELIB_DISK_MIB: 'not a number' .* a whole number"):
+        diskcap.configured_limit()
+    monkeypatch.delenv(diskcap.ENV_DISK_MIB)
     assert diskcap.configured_limit() == diskcap.DEFAULT_DISK_BYTES
     cap = diskcap.workspace(CAP)
     try:

@@ -14,7 +14,8 @@ KIT = "gradelib"
 # Bottom to top: a module may import its own layer and those below it. Names are gradelib's
 # top-level modules and packages ("gradelib" itself is the package's API, above the sandbox).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "result", "safetext", "imports", "lazy", "atomicfile", "servers"),  # the vocabulary every layer shares
+    # the vocabulary every layer shares; `settings` here because the sandbox reads it too
+    ("errors", "result", "safetext", "imports", "lazy", "atomicfile", "servers", "settings"),
     ("sandbox",),
     ("gradelib",),
     ("intake",),

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from gradelib.batch.preflight import preflight
+from gradelib.settings import load
 from gradelib.similarity import fingerprint
 from gradelib.takehomes.bases import StarterUnreadable, base_with, starter_files, starter_paths
 
@@ -22,8 +23,9 @@ STARTER = (
 
 def test_the_setting_names_paths_per_take_home(tmp_path: Path) -> None:
     environ = {"GRADELIB_STARTER_PAYMENTS": f"{tmp_path / 'a'}:{tmp_path / 'b.mjs'}", "GRADELIB_STARTER_REPLAY": ""}
-    assert starter_paths("payments", environ) == [tmp_path / "a", tmp_path / "b.mjs"]
-    assert starter_paths("replay", environ) == [] and starter_paths("webhooks", environ) == []
+    settings = load(environ)
+    assert starter_paths("payments", settings) == [tmp_path / "a", tmp_path / "b.mjs"]
+    assert starter_paths("replay", settings) == [] and starter_paths("webhooks", settings) == []
 
 
 def test_starter_code_leaves_the_submissions_own_copy_of_it_out(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from gradelib.batch.worker import adopt
 
 PROBE = (
     "(__import__('sys').modules.get('papermill') is not None,"
-    " __import__('os').environ.get('GRADELIB_PROBE'),"
+    " __import__('os').environ.get('WARMUP_PROBE'),"
     " __import__('os').getcwd(),"
     " __import__('tempfile').gettempdir(),"
     " __import__('sys').path[0])"
@@ -31,7 +31,7 @@ def _warm_pool() -> ProcessPoolExecutor:
 
 def _probe(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, mark: str) -> tuple[bool, str, str, str, str]:
     monkeypatch.syspath_prepend(str(tmp_path))  # a take-home installed since the fork server started
-    monkeypatch.setenv("GRADELIB_PROBE", mark)
+    monkeypatch.setenv("WARMUP_PROBE", mark)  # the test's own (a GRADELIB_ name would be an unknown setting)
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     monkeypatch.chdir(tmp_path)
     with _warm_pool() as pool:

@@ -8,7 +8,6 @@ side, with the reviewer's key. The key never enters the sandbox.
 from __future__ import annotations
 
 import json
-import os
 import threading
 import urllib.error
 import urllib.request
@@ -16,11 +15,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from gradelib.settings import ENV_LIVE_BASE_URL, Settings, current_settings
 from gradelib.takehomes.replay.modelstub import label_in_reply
 
-ENV_BASE_URL = "GRADELIB_LIVE_BASE_URL"
-ENV_API_KEY = "GRADELIB_LIVE_API_KEY"
-ENV_MODEL = "GRADELIB_LIVE_MODEL"
+ENV_BASE_URL = ENV_LIVE_BASE_URL
 TIMEOUT = 60.0
 MAX_REPLY_BYTES = 1024 * 1024
 
@@ -34,13 +32,12 @@ class LiveEndpoint:
     model: str | None = None
 
 
-def endpoint_from_env(environ: Mapping[str, str] | None = None) -> LiveEndpoint | None:
+def endpoint_from_env(settings: Settings | None = None) -> LiveEndpoint | None:
     """The reviewer's endpoint from GRADELIB_LIVE_BASE_URL / _API_KEY / _MODEL, if set."""
-    env = os.environ if environ is None else environ
-    url = env.get(ENV_BASE_URL, "").strip()
-    if not url:
+    kit = settings or current_settings()
+    if not kit.live_base_url:
         return None
-    return LiveEndpoint(url.rstrip("/"), env.get(ENV_API_KEY, ""), env.get(ENV_MODEL) or None)
+    return LiveEndpoint(kit.live_base_url.rstrip("/"), kit.live_api_key, kit.live_model or None)
 
 
 class LiveRelay:
