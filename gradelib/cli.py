@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gradelib import safetext, takehomes
-from gradelib.cohort import meeting
 from gradelib.errors import GradebookError, GradelibError, SchedulerLost, SettingsError
-from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
+from gradelib.gradebook import DEFAULT_PATH, Gradebook, require, scorefile
 from gradelib.gradebook import exchange as gradebook_io
-from gradelib.review import clarifications, reportfiles, rubricview, worklist
+from gradelib.gradebook.identity import find_submission
+from gradelib.meeting import clarifications, decisions, resolutions
+from gradelib.review import reportfiles, rubricview, worklist
 from gradelib.settings import Settings, current_settings, effective_json, effective_text
 from gradelib.takehomes import handout
 from gradelib.takehomes.rubric import load_rubric
@@ -215,17 +216,17 @@ def _meeting_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     resolve = sub.add_parser("resolve", help="record the value the meeting agreed for one line of one submission")
     resolve.add_argument("takehome", choices=takehomes.names())
     resolve.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
-    resolve.add_argument("line", help="the rubric line id, as `gradelib rubric` lists it")
+    resolve.add_argument("line", help="the rubric line: its id or its title, as the agenda or `gradelib rubric` says")
     resolve.add_argument("value", help="a tier of the line, or its points")
     clarify = sub.add_parser("clarify", help="promote a resolution to a rubric clarification (beside rubric.toml)")
     clarify.add_argument("takehome", choices=takehomes.names())
     clarify.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
-    clarify.add_argument("line", help="the rubric line id")
+    clarify.add_argument("line", help="the rubric line: its id or its title")
     clarify.add_argument("--note", help="the clarification's text (default: the resolution's reason)")
     decide = sub.add_parser("decide", help="record the decision for one candidate (advance, hold, decline)")
     decide.add_argument("takehome", choices=takehomes.names())
     decide.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
-    wording = f"default: {', '.join(meeting.DEFAULT_DECISIONS)}; {meeting.ENV_DECISIONS} sets the wording"
+    wording = f"default: {', '.join(decisions.DEFAULT_DECISIONS)}; {decisions.ENV_DECISIONS} sets the wording"
     decide.add_argument("decision", help=f"one of the team's decisions ({wording})")
     for command in (resolve, decide):
         command.add_argument("--why", required=True, help="the reason, as the meeting agreed it")
@@ -345,7 +346,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _queue(args: argparse.Namespace) -> int:
-    with Gradebook(args.gradebook) as book:
+    with Gradebook(require(args.gradebook)) as book:
         pending = worklist.queue(book, args.reviewer, takehome=args.takehome, reveal=args.reveal)
     if not pending:
         print(f"nothing left for {args.reviewer} to score")
@@ -354,26 +355,18 @@ def _queue(args: argparse.Namespace) -> int:
     return 0
 
 
-def _existing(path: Path) -> Path:
-    """A gradebook that must exist already (reading commands never create one)."""
-    if not Path(path).is_file():
-        raise GradelibError(f"no gradebook at {path}: grade the cohort first (gradelib grade), or pass --gradebook")
-    return Path(path)
-
-
 def _export(args: argparse.Namespace) -> int:
     if args.decisions:
-        from gradelib.cohort import decisions
         from gradelib.cohort import table as cohort
 
         if args.all or args.reviewer:
             raise GradelibError("--decisions writes the decisions table alone: drop --all and --reviewer")
         if args.dest.suffix.lower() != ".csv":
             raise GradelibError("--decisions writes CSV: give a .csv file")
-        written = decisions.export_decisions(cohort.load(_existing(args.gradebook)), args.dest, reveal=args.reveal)
+        written = decisions.export_decisions(cohort.load(require(args.gradebook)), args.dest, reveal=args.reveal)
         print(written)
         return 0
-    with Gradebook(_existing(args.gradebook)) as book:
+    with Gradebook(require(args.gradebook)) as book:
         if args.all:
             if scorefile.file_format(args.dest) != "json":
                 raise GradelibError("--all writes the whole gradebook as JSON: give a .json file")
@@ -385,7 +378,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    with Gradebook(_existing(args.gradebook)) as book:
+    if scorefile.needs_cohort(args.source):  # only a whole-gradebook export may start a new gradebook
+        require(args.gradebook)
+    with Gradebook(args.gradebook) as book:
         result = scorefile.import_file(book, args.source)
     print(f"imported {result.added} entries ({result.skipped} already present) from {args.source}")
     return 0
@@ -401,7 +396,7 @@ def _restore(args: argparse.Namespace) -> int:
 
 
 def _tables(args: argparse.Namespace) -> int:
-    book = _existing(args.gradebook or args.reports / DEFAULT_PATH.name)
+    book = require(args.gradebook or args.reports / DEFAULT_PATH.name)
     done = reportfiles.refresh_score_tables(book, args.reports, reveal=args.reveal, takehome=args.takehome)
     print(f"score tables taken again in {len(done.notebooks)} report(s) (and their HTML)")
     for missing in done.missing:
@@ -410,14 +405,12 @@ def _tables(args: argparse.Namespace) -> int:
 
 
 def _anchor(args: argparse.Namespace) -> int:
-    with Gradebook(_existing(args.gradebook)) as book:
+    with Gradebook(require(args.gradebook)) as book:
         if args.action != "list":
             if not args.takehome or not args.labels:
                 raise GradelibError(f"anchor {args.action} needs --takehome and at least one label")
             for label in args.labels:
-                row = book.submission_by_label(args.takehome, label) or book.submission(args.takehome, label)
-                if row is None:
-                    raise GradelibError(f"no {args.takehome} submission {label!r} in {args.gradebook}")
+                row = find_submission(book, args.takehome, label)
                 book.set_anchor(row.takehome, row.name, args.action == "add")
         anchors = book.anchors(args.takehome)
     print("calibration anchors: " + (", ".join(f"{a.takehome}/{a.blind_label}" for a in anchors) or "none"))
@@ -425,42 +418,42 @@ def _anchor(args: argparse.Namespace) -> int:
 
 
 def _agenda(args: argparse.Namespace) -> int:
-    from gradelib.cohort import agenda
     from gradelib.cohort import table as cohort
+    from gradelib.meeting import agenda
 
-    found = cohort.load(_existing(args.gradebook), takehome=args.takehome, evidence=False)
+    found = cohort.load(require(args.gradebook), takehome=args.takehome, evidence=False)
     items = agenda.agenda(found, resolved=args.resolved)
     if args.json:
-        print(agenda.agenda_json(items, reveal=args.reveal))
+        print(agenda.agenda_json(items, reveal=args.reveal, gradebook=args.gradebook))
     else:
-        print(agenda.agenda_text(items, reveal=args.reveal, reports_dir=found.reports_dir))
+        print(agenda.agenda_text(items, reveal=args.reveal, reports_dir=found.reports_dir, gradebook=args.gradebook))
     return 0
 
 
 def _resolve(args: argparse.Namespace) -> int:
-    rubric = meeting.rubric_for(args.takehome, args.rubric)
-    with Gradebook(_existing(args.gradebook)) as book:
-        record = meeting.resolve(
+    rubric = resolutions.rubric_for(args.takehome, args.rubric)
+    with Gradebook(require(args.gradebook)) as book:
+        record = resolutions.resolve(
             book, args.takehome, args.label, args.line, args.value, args.why, args.by, rubric=rubric
         )
-        label = meeting.find_submission(book, args.takehome, args.label).blind_label
+        label = find_submission(book, args.takehome, args.label).blind_label
     print(f"{args.takehome} {label} {record.line_id}: resolved as {record.value} by {record.resolved_by}")
     return 0
 
 
 def _clarify(args: argparse.Namespace) -> int:
-    rubric = meeting.rubric_for(args.takehome, args.rubric)
-    with Gradebook(_existing(args.gradebook)) as book:
-        done = meeting.clarify(book, args.takehome, args.label, args.line, note=args.note, rubric=rubric)
+    rubric = resolutions.rubric_for(args.takehome, args.rubric)
+    with Gradebook(require(args.gradebook)) as book:
+        done = resolutions.clarify(book, args.takehome, args.label, args.line, note=args.note, rubric=rubric)
     what = "added to" if done.added else "already in"
     print(f"{args.takehome} {done.clarification.example} {done.clarification.line_id}: {what} {done.path}")
     return 0
 
 
 def _decide(args: argparse.Namespace) -> int:
-    with Gradebook(_existing(args.gradebook)) as book:
-        record = meeting.decide(book, args.takehome, args.label, args.decision, args.why, args.by)
-        label = meeting.find_submission(book, args.takehome, args.label).blind_label
+    with Gradebook(require(args.gradebook)) as book:
+        record = decisions.decide(book, args.takehome, args.label, args.decision, args.why, args.by)
+        label = find_submission(book, args.takehome, args.label).blind_label
     print(f"{args.takehome} {label}: {record.decision}, decided by {record.decided_by}")
     return 0
 
@@ -487,7 +480,7 @@ def _similarity(args: argparse.Namespace) -> int:
     threshold = similarity.THRESHOLD if args.threshold is None else args.threshold
     if not 0 < threshold <= 1:
         raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
-    with Gradebook(_existing(args.gradebook)) as book:
+    with Gradebook(require(args.gradebook)) as book:
         chosen = [args.takehome] if args.takehome else similarity.takehomes_kept(book)
         for takehome in chosen:
             with contextlib.suppress(GradebookError):  # read-only: what an earlier kit kept is left out
@@ -536,7 +529,7 @@ def _similarity_scan(args: argparse.Namespace) -> int:
 
 
 def _rubric(args: argparse.Namespace) -> int:
-    rubric = meeting.rubric_for(args.takehome, args.rubric)
+    rubric = resolutions.rubric_for(args.takehome, args.rubric)
     print(rubricview.rubric_text(rubric, clarifications.load_clarifications(rubric)))
     return 0
 
@@ -609,10 +602,9 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "summary":
             from gradelib.cohort import summary
 
-            book = args.gradebook or args.reports / DEFAULT_PATH.name
-            if Path(book).is_file():
-                done = reportfiles.refresh_score_tables(Path(book), args.reports, reveal=args.reveal)
-                print(f"score tables taken again in {len(done.notebooks)} report(s)")
+            book = require(args.gradebook or args.reports / DEFAULT_PATH.name)
+            done = reportfiles.refresh_score_tables(book, args.reports, reveal=args.reveal)
+            print(f"score tables taken again in {len(done.notebooks)} report(s)")
             html = summary.run_summary(
                 args.reports,
                 args.gradebook,

@@ -104,6 +104,27 @@ class GradebookError(GradelibError):
         self.reason = reason
 
 
+class GradebookMissing(GradelibError):
+    """A command that reads a gradebook was pointed where there is none (reading never creates one)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"no gradebook at {path}: grade the cohort first (gradelib grade)")
+        self.path = path
+
+
+class UnknownSubmission(GradelibError):
+    """A blind label (or name) that names no submission of the take-home in the gradebook."""
+
+    def __init__(self, takehome: str, label: str, gradebook: str, known: tuple[str, ...], more: int = 0) -> None:
+        listed = ", ".join(known) + (f" and {more} more" if more else "")
+        its = f"its submissions: {listed}" if known else f"it has no {takehome} submission"
+        super().__init__(f"no {takehome} submission {label!r} in {gradebook} ({its})")
+        self.takehome = takehome
+        self.label = label
+        self.gradebook = gradebook
+        self.known = known
+
+
 class CommentRequired(GradelibError):
     """A reviewer score overrides the kit's automated result without saying why."""
 

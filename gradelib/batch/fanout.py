@@ -28,6 +28,7 @@ from gradelib.environment.capped import size_text
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable, SchedulerLost
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
+from gradelib.gradebook.identity import label_for
 from gradelib.notebook import views_path
 from gradelib.review.reportfiles import refresh_report
 from gradelib.sandbox import diskcap
@@ -337,7 +338,7 @@ def _plan(
         row = book.upsert_submission(
             staged.takehome or UNKNOWN_TAKEHOME, staged.name, staged.digest, str(staged.origin)
         )
-        planned.append((staged, row, staged.name if options.reveal else row.blind_label))
+        planned.append((staged, row, label_for(row, reveal=options.reveal)))
         if staged.path is not None and not staged.error:
             _keep_code(book, row.takehome, staged)
     for takehome in sorted({row.takehome for staged, row, _ in planned if staged.path is not None}):
@@ -375,9 +376,7 @@ def _keep_code(book: Gradebook, takehome: str, staged: staging.Staged) -> None:
 def _similar_views(book: Gradebook, takehome: str, reveal: bool) -> None:
     """Store each graded submission's "similar submissions" view, for its report (and its worker's excerpt)."""
     similarity.refresh(book, takehome, handout_base(takehome))  # sources an earlier kit fingerprinted otherwise
-    reports = {
-        row.name: f"{report_stem(row.name if reveal else row.blind_label)}.html" for row in book.submissions(takehome)
-    }
+    reports = {row.name: f"{report_stem(label_for(row, reveal=reveal))}.html" for row in book.submissions(takehome)}
     book.put_similar_views(takehome, similarity.report_views(book, takehome, reports, reveal=reveal))
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from gradelib import takehomes
 from gradelib.display.render import STYLE, Html, table_html
 from gradelib.errors import GradelibError, SubmissionError
+from gradelib.gradebook.identity import shown
 from gradelib.intake import ingest
 from gradelib.safetext import html_visible
 from gradelib.similarity.cohort import Side, SimilarPair
@@ -82,7 +83,7 @@ def _read(
                         raise GradelibError(f"cannot tell which take-home this answers (no {takehomes.markers_text()})")
                     if chosen not in bases:
                         bases[chosen] = base_with(chosen, template)
-                    label = sub.name if reveal else SCAN_LABEL.format(number=len(found) + 1)
+                    label = shown(sub.name, SCAN_LABEL.format(number=len(found) + 1), reveal)
                     found.append(Scanned(chosen, sub.name, label, fingerprint(sub.path, bases[chosen])))
             except (SubmissionError, GradelibError, OSError, ValueError, RecursionError) as exc:
                 done.problems.append(f"{submission}: {exc}")

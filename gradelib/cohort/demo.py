@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
-from gradelib.gradebook import DEFAULT_PATH, Gradebook
+from gradelib.gradebook import DEFAULT_PATH, Gradebook, require
 from gradelib.review.scoring import ReviewLine, review_lines, save_scores
 from gradelib.takehomes.rubric import default_rubric
 
@@ -126,9 +126,7 @@ def seed_demo_scores(
     Idempotent: a reviewer who already has a score on a submission is skipped there.
     Raises GradelibError when the gradebook file does not exist (grade the cohort first).
     """
-    path = Path(gradebook_path)
-    if not path.is_file():
-        raise GradelibError(f"no gradebook at {path}: grade the cohort first (gradelib grade)")
+    path = require(gradebook_path)
     names = [reviewer.strip() for reviewer in reviewers if reviewer.strip()]
     touched = skipped = 0
     messages: list[str] = []

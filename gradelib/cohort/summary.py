@@ -16,7 +16,7 @@ from pathlib import Path
 from gradelib.cohort.table import Filters
 from gradelib.errors import GradelibError
 from gradelib.execution.execute import execute, export_html
-from gradelib.gradebook import DEFAULT_PATH
+from gradelib.gradebook import DEFAULT_PATH, require
 from gradelib.review.reportfiles import warm_exporter
 from gradelib.review.scoretable import ENV_HEADLESS
 from gradelib.takehomes.plugin import KIT_NOTEBOOKS
@@ -73,9 +73,7 @@ def run_summary(
     kernel starts), and SummaryFailed when a cell fails (the notebook and HTML are kept).
     """
     reports = Path(reports_dir).resolve()
-    book = Path(gradebook).resolve() if gradebook else reports / DEFAULT_PATH.name
-    if not book.is_file():
-        raise GradelibError(f"no gradebook at {book}: grade the cohort first (gradelib grade)")
+    book = require(Path(gradebook).resolve() if gradebook else reports / DEFAULT_PATH.name)
     filters = Filters.parse(takehome, reviewer, graded_from, graded_to)  # fails fast on a bad date
     reports.mkdir(parents=True, exist_ok=True)
     target = reports / SUMMARY_NAME

@@ -27,8 +27,8 @@ from gradelib import takehomes
 from gradelib.cohort.agreement import LineKey, Rating
 from gradelib.display.render import STYLE, Html
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
-from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, SubmissionRow
-from gradelib.gradebook.meeting import Decision, Resolution, latest_decisions, latest_resolutions
+from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, SubmissionRow, require
+from gradelib.meeting.records import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
 from gradelib.safetext import html_visible
 from gradelib.takehomes.rubric import UNDECIDED, Rubric, RubricLine, default_rubric
@@ -223,9 +223,7 @@ def load(
     the terminal's agenda reads, faster on a big gradebook.
     """
     filters = Filters.parse(takehome, reviewer, graded_from, graded_to)
-    path = resolve(gradebook)
-    if not path.is_file():
-        raise GradelibError(f"no gradebook at {path}: grade the cohort first (gradelib grade)")
+    path = require(resolve(gradebook))
     reports = resolve(reports_dir) if reports_dir else path.parent
     entries: list[Entry] = []
     with Gradebook(path) as book, book.snapshot():

@@ -11,6 +11,7 @@ from gradelib.gradebook.store import (
     ScoreEntry,
     SubmissionRow,
     line_record,
+    require,
     utc_iso,
     utc_now,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "ScoreEntry",
     "SubmissionRow",
     "line_record",
+    "require",
     "utc_iso",
     "utc_now",
 ]

@@ -13,7 +13,7 @@ from typing import IO, Any, Literal
 from gradelib import __version__, atomicfile
 from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook, ScoreEntry, line_record, utc_iso, utc_now
-from gradelib.gradebook.meeting import Decision, Resolution
+from gradelib.meeting.records import Decision, Resolution
 
 EXPORT_SCHEMA = 1
 Format = Literal["json", "csv"]

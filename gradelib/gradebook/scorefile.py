@@ -20,6 +20,7 @@ from gradelib import __version__
 from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, utc_iso, utc_now
 from gradelib.gradebook.exchange import ImportResult, atomic_file, csv_cell, import_scores
+from gradelib.gradebook.identity import label_for, lookup
 
 Format = Literal["json", "csv"]
 SCORES_KIND = "scores"
@@ -60,7 +61,7 @@ def score_rows(gradebook: Gradebook, *, reviewer: str | None = None, reveal: boo
         if reviewer is not None and entry.reviewer != reviewer:
             continue
         sub = submissions.get((entry.takehome, entry.submission))
-        shown = entry.submission if reveal or sub is None else sub.blind_label
+        shown = entry.submission if sub is None else label_for(sub, reveal=reveal)
         rows.append(
             {
                 "uid": entry.uid,
@@ -103,6 +104,17 @@ def export_scores(gradebook: Gradebook, path: Path, *, reviewer: str | None = No
         for row in rows:
             writer.writerow({column: csv_cell(row.get(column)) for column in COLUMNS})
     return path
+
+
+def needs_cohort(path: Path) -> bool:
+    """Whether importing `path` needs a gradebook that holds the cohort already: a score file names its
+    submissions; a whole-gradebook export (`export --all`) brings them, so it may start a new gradebook."""
+    if file_format(path) != "json":
+        return True
+    try:
+        return bool(_read_json(Path(path)).get("kind") == SCORES_KIND)
+    except GradebookError:
+        return True  # unreadable: the import itself says why
 
 
 def import_file(gradebook: Gradebook, path: Path) -> ImportResult:
@@ -180,7 +192,7 @@ def _submission(gradebook: Gradebook, takehome: str, shown: str, digest: str) ->
     candidates = [s for s in gradebook.submissions(takehome) if digest and s.digest == digest]
     if len(candidates) == 1:
         return candidates[0]
-    return gradebook.submission(takehome, shown) or gradebook.submission_by_label(takehome, shown)
+    return lookup(gradebook, takehome, shown)
 
 
 def _text(path: Path, where: str, row: Mapping[str, Any], key: str) -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import re
 import sqlite3
 import tempfile
 import threading
@@ -18,11 +17,12 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from gradelib.errors import CommentRequired, GradebookError, ScoreRejected
+from gradelib.errors import CommentRequired, GradebookError, GradebookMissing, ScoreRejected
 from gradelib.gradebook import backup as copies
-from gradelib.gradebook import codeprints, meeting
+from gradelib.gradebook import codeprints
 from gradelib.gradebook.codeprints import CodeSource, StoredFile
-from gradelib.gradebook.meeting import Decision, Resolution
+from gradelib.meeting import records as meeting_records
+from gradelib.meeting.records import Decision, Resolution
 from gradelib.result import LineResult
 
 DEFAULT_PATH = Path("reports/gradebook.sqlite")
@@ -37,7 +37,6 @@ RUN_STATUSES = ("running", "graded", "error")
 FINISHED_STATUSES = ("graded", "error")
 BLIND_LABEL = "Submission #{number}"
 IMPORTED_ORIGIN = "imported"
-_LABEL = re.compile(r"^\s*(?:submission\s*)?#?\s*(\d+)\s*$", re.IGNORECASE)
 _LOCKED_MESSAGES = ("database is locked", "database table is locked", "database schema is locked")
 
 T = TypeVar("T")
@@ -100,7 +99,7 @@ SCHEMA: tuple[str, ...] = (
         BEGIN SELECT RAISE(ABORT, 'reviewer scores are append-only'); END""",
     """CREATE TRIGGER IF NOT EXISTS scores_no_delete BEFORE DELETE ON scores
         BEGIN SELECT RAISE(ABORT, 'reviewer scores are append-only'); END""",
-    *meeting.SCHEMA,
+    *meeting_records.SCHEMA,
     *codeprints.SCHEMA,
 )
 
@@ -189,10 +188,11 @@ def utc_iso(text: str) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
-def parse_label(label: str) -> int | None:
-    """The number in "Submission #3", "#3" or "3"; None for anything else."""
-    match = _LABEL.match(label)
-    return int(match.group(1)) if match else None
+def require(path: Path | str) -> Path:
+    """The path of a gradebook that is there already, else GradebookMissing: reading never creates one."""
+    if not Path(path).is_file():
+        raise GradebookMissing(str(path))
+    return Path(path)
 
 
 def _same_value(a: str, b: str) -> bool:
@@ -434,11 +434,8 @@ class Gradebook:
         )
         return _submission(rows[0]) if rows else None
 
-    def submission_by_label(self, takehome: str, label: str) -> SubmissionRow | None:
-        """The submission behind a blind label ("Submission #3" or "3"), or None: revealing a name is explicit."""
-        number = parse_label(label)
-        if number is None:
-            return None
+    def submission_by_number(self, takehome: str, number: int) -> SubmissionRow | None:
+        """The submission with this blind number, or None (labels are read by `identity`)."""
         rows = self._read(
             f"SELECT {_SUBMISSION_COLUMNS} FROM submissions WHERE takehome = ? AND blind_number = ?",
             (takehome, number),
@@ -659,7 +656,7 @@ class Gradebook:
 
     def _append(self, record: Resolution | Decision) -> None:
         def work(conn: sqlite3.Connection) -> None:
-            if not meeting.insert(conn, record):
+            if not meeting_records.insert(conn, record):
                 raise ScoreRejected(f"no {record.takehome} submission {record.submission!r} in {self.path}")
 
         self._write(work)
@@ -667,12 +664,12 @@ class Gradebook:
     def resolutions(self, takehome: str | None = None, name: str | None = None) -> list[Resolution]:
         """Every resolution (of a take-home, of a submission), oldest first, superseded ones included."""
         conn = self._connection()
-        return self._retry(lambda: meeting.read_resolutions(conn, takehome, name))
+        return self._retry(lambda: meeting_records.read_resolutions(conn, takehome, name))
 
     def decisions(self, takehome: str | None = None, name: str | None = None) -> list[Decision]:
         """Every decision (of a take-home, of a submission), oldest first, superseded ones included."""
         conn = self._connection()
-        return self._retry(lambda: meeting.read_decisions(conn, takehome, name))
+        return self._retry(lambda: meeting_records.read_decisions(conn, takehome, name))
 
     def merge(
         self,
@@ -697,7 +694,7 @@ class Gradebook:
             for entry in entries:
                 added += _insert_score(conn, entry)
             for record in records:
-                added += meeting.insert(conn, record)
+                added += meeting_records.insert(conn, record)
             return new_submissions, added, len(named) - added
 
         return self._write(work)
@@ -765,7 +762,7 @@ class Gradebook:
                     for entry in entries:
                         _insert_score(conn, entry)
                     for record in records:
-                        meeting.insert(conn, record)
+                        meeting_records.insert(conn, record)
                     if similar is not None:
                         codeprints.put_view(conn, takehome, name, similar)
 

@@ -10,25 +10,22 @@ from typing import Any
 import ipywidgets as widgets
 
 from gradelib.display.render import STYLE, Html, badge
-from gradelib.errors import GradelibError, RubricError, UnknownTakehome
-from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, utc_now
+from gradelib.errors import GradebookMissing, GradelibError, RubricError, UnknownTakehome
+from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, require, utc_now
+from gradelib.gradebook.identity import ENV_REVEAL, NOT_IN_GRADEBOOK, hide_name, is_revealed, lookup, shown_name
 from gradelib.intake import ingest
+from gradelib.meeting.clarifications import Clarification, load_clarifications
 from gradelib.result import LineResult
 from gradelib.review import labhooks
-from gradelib.review.clarifications import Clarification, load_clarifications
 from gradelib.review.rubricview import clarification_text
 from gradelib.review.scoretable import (
     ENV_HEADLESS,
-    ENV_REVEAL,
     NEEDS_YOU,
     NEEDS_YOU_COLOUR,
     NO_CHOICE,
-    NOT_IN_GRADEBOOK,
     current_table,
-    is_revealed,
     meeting_records,
     score_table,
-    shown_name,
 )
 from gradelib.review.scoring import (
     ENV_REVIEWER,
@@ -37,7 +34,6 @@ from gradelib.review.scoring import (
     REVIEWER_NEEDED,
     ReviewKind,
     ReviewLine,
-    blind,
     error_messages,
     review_lines,
     save_scores,
@@ -68,7 +64,6 @@ __all__ = [
     "scoring_panel",
 ]
 
-NO_GRADEBOOK = "No gradebook at {path}: grade the cohort first (gradelib grade), or pass the right path."
 NOT_GRADED = "{label} of {takehome} is not in the gradebook {path}: grade it with gradelib grade to score it here."
 SAVE_LABEL = "Save"
 SAVE_LABEL_NO_REVIEWER = "Save (a reviewer name is needed)"
@@ -106,8 +101,10 @@ def panel_for(
     `--reveal`, the candidate's name. The kit's lines are the gradebook's latest graded
     run; the rubric is the packaged one unless given (a Rubric or a rubric file).
     """
-    if not Path(gradebook).is_file():
-        return _message(NO_GRADEBOOK.format(path=gradebook))
+    try:
+        require(gradebook)
+    except GradebookMissing as exc:
+        return _message(str(exc))
     if not label:
         return _message(f"set `name` (or `submission`) in the parameters cell to score a {takehome} submission")
     with Gradebook(Path(gradebook)) as book:
@@ -124,7 +121,7 @@ def panel_for(
 def _find(book: Gradebook, takehome: str, label: str) -> SubmissionRow | None:
     """By blind label, by name, or by the name of a submission's folder or archive (a notebook's `submission`)."""
     for key in dict.fromkeys((label, ingest.submission_name(Path(label)))):
-        row = book.submission_by_label(takehome, key) or book.submission(takehome, key)
+        row = lookup(book, takehome, key)
         if row is not None:
             return row
     return None
@@ -155,8 +152,10 @@ def scoring_panel(
     gradebook would be lost to the cohort. `reveal` (default: `GRADELIB_REVEAL`) shows
     the candidate's name and every reviewer's scores.
     """
-    if not Path(gradebook_path).is_file():
-        return _message(NO_GRADEBOOK.format(path=gradebook_path))
+    try:
+        require(gradebook_path)
+    except GradebookMissing as exc:
+        return _message(str(exc))
     revealed = is_revealed(reveal)
     if is_headless(headless):
         with Gradebook(Path(gradebook_path)) as gradebook:
@@ -269,7 +268,7 @@ class ScoringPanel(widgets.VBox):
                 saved, errors = save_values(gradebook, self._takehome, self._name, reviewer, values, self._review)
                 scores = gradebook.current_scores(self._takehome, self._name)
         except (GradelibError, OSError) as exc:
-            message = blind(f"not saved: {exc}", self._name, self._shown)
+            message = hide_name(f"not saved: {exc}", self._name, self._shown)
             self.status_html.value = _error_html(message)
             return [message]
         for line_id, message in errors.items():
@@ -322,7 +321,7 @@ class ScoringPanel(widgets.VBox):
         try:
             self.refresh()
         except (GradelibError, OSError) as exc:
-            self.status_html.value = _error_html(blind(f"cannot load saved scores: {exc}", self._name, self._shown))
+            self.status_html.value = _error_html(hide_name(f"cannot load saved scores: {exc}", self._name, self._shown))
 
 
 def _notes_html(notes: Sequence[Clarification]) -> str:

@@ -202,6 +202,7 @@ def take_score_table(path: Path, gradebook: Path, takehome: str, label: str, lin
     """Store a run's score table in its notebook before the driver's gradebook holds the run: the kit's `lines`
     are the run's, the scores `gradebook`'s (a worker's excerpt); whether the table was stored."""
     from gradelib.gradebook import Gradebook
+    from gradelib.gradebook.identity import lookup
 
     rubric = _packaged_rubric(takehome)
     if rubric is None or not gradebook.is_file():
@@ -209,7 +210,7 @@ def take_score_table(path: Path, gradebook: Path, takehome: str, label: str, lin
     from gradelib.review.scoretable import stored_table
 
     with Gradebook(gradebook) as book:
-        row = book.submission_by_label(takehome, label) or book.submission(takehome, label)
+        row = lookup(book, takehome, label)
         if row is None:
             return False
         table = stored_table(book, takehome, row.name, rubric, lines=lines)

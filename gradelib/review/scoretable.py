@@ -21,15 +21,14 @@ from typing import Any
 from gradelib import settings
 from gradelib.display.render import STYLE, Html, badge
 from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
-from gradelib.gradebook.meeting import Decision, Resolution, latest_decisions, latest_resolutions
+from gradelib.gradebook.identity import shown_name
+from gradelib.meeting.records import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
 from gradelib.review.scoring import ReviewLine, review_lines
 from gradelib.safetext import clipped_text, html_visible
 from gradelib.takehomes.rubric import Rubric
 
 ENV_HEADLESS = settings.ENV_HEADLESS  # set for papermill runs (the batch, the summary): no live widgets
-ENV_REVEAL = settings.ENV_REVEAL  # the lead's setting: show every reviewer's scores (and candidates' names)
-NOT_IN_GRADEBOOK = "Submission (not in the gradebook)"
 NEEDS_YOU = "needs you"
 NO_CHOICE = "-"
 NO_SCORES = "No reviewer scores saved yet."
@@ -46,13 +45,6 @@ DECISION_HIDDEN = "A decision is recorded; it shows once you have scored every l
 SCORE_TABLE_CLASS = "gl-score-table"  # marks the table in a report, so tests and refreshes find it
 
 
-def is_revealed(reveal: bool | None = None) -> bool:
-    """The explicit choice, else whether `GRADELIB_REVEAL` is set to something true."""
-    if reveal is not None:
-        return reveal
-    return settings.current_settings().reveal
-
-
 def visible(
     viewer: str | None, line_id: str, reviewer: str, scores: Mapping[tuple[str, str], Any], reveal: bool
 ) -> bool:
@@ -61,14 +53,6 @@ def visible(
         return True
     who = (viewer or "").strip()
     return bool(who) and (reviewer == who or (line_id, who) in scores)
-
-
-def shown_name(gradebook: Gradebook, takehome: str, name: str, reveal: bool) -> str:
-    """How a submission is named to a reviewer: its blind label, or the name when revealed."""
-    if reveal:
-        return name
-    row = gradebook.submission(takehome, name)
-    return str(row.blind_label) if row is not None else NOT_IN_GRADEBOOK
 
 
 def current_table(

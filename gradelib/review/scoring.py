@@ -10,6 +10,7 @@ from typing import Any, Literal
 from gradelib import settings
 from gradelib.errors import CommentRequired, GradelibError
 from gradelib.gradebook import Gradebook
+from gradelib.gradebook.identity import hide_name
 from gradelib.result import LineResult
 from gradelib.takehomes.rubric import UNDECIDED, Rubric, RubricLine
 
@@ -160,12 +161,7 @@ def save_values(
             errors[line.line_id] = f"overriding the kit's {line.kit_value} with {value} needs a comment"
         except GradelibError as exc:
             # A message may name the submission; the panel only ever names it by its blind label.
-            errors[line.line_id] = blind(str(getattr(exc, "reason", exc)), name, "this submission")
+            errors[line.line_id] = hide_name(str(getattr(exc, "reason", exc)), name, "this submission")
         else:
             saved += 1
     return saved, errors
-
-
-def blind(text: str, name: str, shown: str) -> str:
-    """`text` with the candidate's name replaced by how the panel shows the submission."""
-    return text.replace(name, shown) if name and name != shown else text

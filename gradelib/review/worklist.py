@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass
 
 from gradelib.gradebook import Gradebook
+from gradelib.gradebook.identity import label_for
 from gradelib.review.scoring import review_lines
 from gradelib.takehomes.rubric import Rubric, default_rubric
 
@@ -45,7 +46,7 @@ def queue(book: Gradebook, reviewer: str, *, takehome: str | None = None, reveal
         scored = {line_id for (line_id, who) in current_scores.get(row.id, {}) if who == reviewer}
         todo = tuple(line for line in human if line not in scored)
         if todo:
-            label = row.name if reveal else row.blind_label
+            label = label_for(row, reveal=reveal)
             anchor = row.id in anchors
             pending = Pending(row.takehome, label, todo, run.notebook, anchor)
             found.append((not anchor, _order_key(reviewer, row.takehome, row.name), pending))

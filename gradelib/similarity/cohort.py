@@ -9,6 +9,7 @@ from pathlib import Path
 
 from gradelib.gradebook import Gradebook, SubmissionRow, utc_now
 from gradelib.gradebook.codeprints import CodeSource, StoredFile
+from gradelib.gradebook.identity import label_for, shown
 from gradelib.similarity.fingerprint import SCHEME, Base, CodeFile, Prints, fingerprint, own_marks
 from gradelib.similarity.pairs import THRESHOLD, Match, common, match, neighbours
 from gradelib.similarity.winnow import Mark
@@ -84,10 +85,10 @@ def _labels(book: Gradebook, takehome: str, sources: Sequence[CodeSource], revea
     found: dict[int, tuple[str, str]] = {}
     for source in sources:
         if source.earlier:
-            found[source.id] = (source.name if reveal else EARLIER_LABEL.format(number=source.id), source.name)
+            found[source.id] = (shown(source.name, EARLIER_LABEL.format(number=source.id), reveal), source.name)
         elif source.digest in rows:
             row = rows[source.digest]
-            found[source.id] = (row.name if reveal else row.blind_label, row.name)
+            found[source.id] = (label_for(row, reveal=reveal), row.name)
     return found
 
 

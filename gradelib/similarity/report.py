@@ -10,6 +10,7 @@ from typing import Any
 
 from gradelib.display.render import STYLE, Html
 from gradelib.gradebook import Gradebook
+from gradelib.gradebook.identity import lookup
 from gradelib.safetext import clipped_text, html_visible
 from gradelib.similarity.cohort import Side, SimilarPair, cohort_pairs
 from gradelib.similarity.pairs import THRESHOLD, Fragment, Span
@@ -79,7 +80,7 @@ def similar_submissions(gradebook: str | Path | None, takehome: str, label: str 
     payload = None
     if gradebook and label and Path(gradebook).is_file():
         with Gradebook(Path(gradebook)) as book:
-            row = book.submission_by_label(takehome, str(label)) or book.submission(takehome, str(label))
+            row = lookup(book, takehome, str(label))
             payload = book.similar_view(takehome, row.name) if row else None
     if payload is None:
         return Html(f'{STYLE}<div class="gl-card"><p>{html_visible(NOT_COMPUTED)}</p></div>', NOT_COMPUTED)

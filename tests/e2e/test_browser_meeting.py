@@ -32,15 +32,15 @@ from test_browser import (
 )
 
 from gradelib import batch
-from gradelib.cohort import meeting
 from gradelib.cohort import table as cohort_table
-from gradelib.cohort.agenda import AgendaItem, agenda
 from gradelib.cohort.demo import seed_demo_scores
-from gradelib.cohort.meetingpanel import RERUN_NOTE
 from gradelib.cohort.summary import SUMMARY_NOTEBOOK
 from gradelib.cohort.view import RESOLVED_MARK
 from gradelib.gradebook import Gradebook
-from gradelib.review.clarifications import clarifications_path
+from gradelib.meeting import decisions, resolutions
+from gradelib.meeting.agenda import AgendaItem, agenda
+from gradelib.meeting.clarifications import clarifications_path
+from gradelib.meeting.panel import RERUN_NOTE
 from gradelib.review.panel import ENV_REVIEWER
 from gradelib.takehomes.rubric import RubricLine
 
@@ -191,8 +191,8 @@ def test_lead_resolves_and_decides_in_the_meeting_panel_and_the_rerun_summary_sh
                 cohort = cohort_table.load(book, reports)
                 item, line, agreed = _pick_item(cohort)
                 other = next(e.submission for e in cohort.entries if e.submission.name != item.name)
-                decision = meeting.decision_choices()[-1]
-                packaged = clarifications_path(meeting.rubric_for(TAKEHOME))
+                decision = decisions.decision_choices()[-1]
+                packaged = clarifications_path(resolutions.rubric_for(TAKEHOME))
                 clarifications = _read(packaged)
                 notebook = _summary_notebook(lab_root / "summary.ipynb", book, reports)
 
@@ -240,7 +240,7 @@ def test_lead_resolves_and_decides_in_the_meeting_panel_and_the_rerun_summary_sh
                 assert not clarify.is_checked(), "the clarification box starts unticked"
                 assert value.input_value() == agreed and panel.get_by_label("Lead", exact=True).input_value() == LEAD
                 resolve.click()
-                kept = meeting.checked_value(line, agreed)
+                kept = resolutions.checked_value(line, agreed)
                 _wait_status(panel, f"{TAKEHOME} {item.label} {line.id}: resolved as {kept}; {RERUN_NOTE}")
 
                 evidence.step = f"decide {decision!r} for {other.blind_label} ({other.name})"
@@ -255,12 +255,12 @@ def test_lead_resolves_and_decides_in_the_meeting_panel_and_the_rerun_summary_sh
 
                 evidence.step = "the gradebook has both records, by the lead, with the reasons"
                 with Gradebook(book) as gradebook:
-                    resolutions = gradebook.resolutions(TAKEHOME)
-                    decisions = gradebook.decisions(TAKEHOME)
-                assert [(r.submission, r.line_id, r.value, r.reason, r.resolved_by) for r in resolutions] == [
+                    resolved = gradebook.resolutions(TAKEHOME)
+                    decided = gradebook.decisions(TAKEHOME)
+                assert [(r.submission, r.line_id, r.value, r.reason, r.resolved_by) for r in resolved] == [
                     (item.name, line.id, kept, REASON, LEAD)
                 ]
-                assert [(d.submission, d.decision, d.reason, d.decided_by) for d in decisions] == [
+                assert [(d.submission, d.decision, d.reason, d.decided_by) for d in decided] == [
                     (other.name, decision, DECISION_REASON, LEAD)
                 ]
                 assert _read(packaged) == clarifications, f"unticked, nothing is written to {packaged}"

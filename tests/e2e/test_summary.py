@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -119,11 +120,16 @@ def test_a_calibration_meeting_runs_from_the_commands_and_the_summary(reports: P
     assert all(item["name"] is None for item in items)  # blind unless --reveal
     item = next(i for i in items if i["takehome"] == "payments")
     agreed = item["reviewers"][-1]["value"]  # the strictest reviewer's tier
-    done = _gradelib(
-        "resolve", "payments", item["submission"], item["line"], agreed, "--why", "the meeting read the note again",
-        "--by", "lead", *book,
+    text = _gradelib("agenda", *book).stdout
+    assert f"resolve: {item['command']}" in text  # the terminal prints the command the JSON carries
+    # The lead copies the agenda's command into a shell and fills in its placeholders.
+    filled = re.sub(r"<[^>]+>", agreed, item["command"].replace("<reason>", "the meeting read the note again"), count=1)
+    shell_path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    done = subprocess.run(
+        ["bash", "-c", f"{filled} --by lead"], capture_output=True, text=True, timeout=300, check=False,
+        env={**os.environ, "PATH": shell_path},
     )  # fmt: skip
-    assert done.returncode == 0 and f"resolved as {agreed} by lead" in done.stdout, done.stderr
+    assert done.returncode == 0 and f"resolved as {agreed} by lead" in done.stdout, (filled, done.stderr)
     rubric = tmp_path / "rubric" / "rubric.toml"
     rubric.parent.mkdir()
     shutil.copyfile(default_rubric("payments").source, rubric)

@@ -12,7 +12,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 KIT = "gradelib"
 # Bottom to top: a module may import its own layer and those below it. Names are gradelib's
-# top-level modules and packages ("gradelib" itself is the package's API, above the sandbox).
+# top-level modules and packages ("gradelib" itself is the package's API, above the sandbox); a
+# dotted name places one module of a package on a lower layer than the rest of its package.
+# The meeting is one package above the cohort it reads, but what it leaves behind is read below:
+# its records are the gradebook's tables, its clarifications show in the reviewer's panel.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the vocabulary every layer shares; `settings` here because the sandbox reads it too
     ("errors", "result", "safetext", "imports", "lazy", "atomicfile", "servers", "settings"),
@@ -20,14 +23,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("gradelib",),
     ("intake",),
     ("environment",),
-    ("gradebook",),
+    ("gradebook", "meeting.records"),
     ("display",),
     ("similarity",),
     ("takehomes",),
-    ("review",),
+    ("review", "meeting.clarifications"),
     ("notebook",),
     ("execution",),  # one notebook run (papermill, forked kernels, HTML): the batch's and the summary's
     ("cohort",),
+    ("meeting",),  # the calibration meeting: agenda, resolutions, decisions, their effect, the lead's panel
     ("batch", "scaffold"),  # scaffold: `new-takehome`, above the take-homes it must not collide with
     ("cli", "__main__"),
 )
@@ -63,11 +67,16 @@ def graph(root: Path) -> dict[str, list[tuple[int, str]]]:
 
 
 def layer_of(module: str) -> int:
-    """The index in `LAYERS` of a module's top-level name; a name in no layer is an error."""
-    top = module.split(".")[1] if "." in module else module
-    for index, names in enumerate(LAYERS):
-        if top in names:
-            return index
+    """The index in `LAYERS` of a module: its own dotted name if listed, else its top-level name's.
+
+    A name in no layer is an error.
+    """
+    parts = module.split(".")[1:] or [module]
+    for size in range(len(parts), 0, -1):
+        name = ".".join(parts[:size])
+        for index, names in enumerate(LAYERS):
+            if name in names:
+                return index
     raise AssertionError(f"{module} is in no layer: add its top-level name to LAYERS")
 
 
@@ -133,3 +142,9 @@ def test_the_checks_see_an_import_inside_a_function_and_a_cycle(tmp_path: Path) 
     edges = graph(package)
     assert upward(edges) == ["gradelib.sandbox.box:2 -> gradelib.takehomes.base"]
     assert cycles(edges) == [["gradelib.sandbox.box", "gradelib.takehomes.base"]]
+
+
+def test_a_module_listed_by_its_dotted_name_has_its_own_layer() -> None:
+    assert layer_of("gradelib.meeting.records") == layer_of("gradelib.gradebook.store")
+    assert layer_of("gradelib.meeting.agenda") == layer_of("gradelib.meeting") > layer_of("gradelib.cohort.table")
+    assert layer_of("gradelib.meeting.recordsfoo") == layer_of("gradelib.meeting")  # a prefix is not the module

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shlex
 import shutil
 from pathlib import Path
 
@@ -11,15 +12,16 @@ import pytest
 from test_cohort import HOSTILE, _row, book_path
 
 from gradelib import cli
-from gradelib.cohort import agenda, decisions, effect, meeting, meetingpanel
 from gradelib.cohort.table import FROM_RESOLUTION, load
 from gradelib.cohort.view import RESOLVED_MARK, export_table, tables_view
-from gradelib.errors import GradebookError, RecordRefused, ScoreRejected
+from gradelib.errors import GradebookError, RecordRefused, ScoreRejected, UnknownSubmission
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook import store as gradebook_module
 from gradelib.gradebook.exchange import export, import_scores
+from gradelib.meeting import agenda, decisions, effect, resolutions
+from gradelib.meeting import panel as meetingpanel
+from gradelib.meeting.clarifications import clarifications_path, load_clarifications
 from gradelib.review import panel, rubricview
-from gradelib.review.clarifications import clarifications_path, load_clarifications
 from gradelib.review.scoretable import (
     DECISION_HIDDEN,
     RESOLVED_HIDDEN_FOR_VIEWER,
@@ -86,8 +88,8 @@ def test_anchors_come_first(book_path: Path) -> None:
 
 def test_a_resolution_replaces_the_mean_and_leaves_the_agenda(book_path: Path, tmp_path: Path) -> None:
     with Gradebook(book_path) as book:
-        first = meeting.resolve(book, "payments", "carol", "explanation", "strong", "explains the gap", "lead")
-        meeting.resolve(book, "payments", "Submission #1", "explanation", "acceptable", "names idempotency", "lead")
+        first = resolutions.resolve(book, "payments", "carol", "explanation", "strong", "explains the gap", "lead")
+        resolutions.resolve(book, "payments", "Submission #1", "explanation", "acceptable", "names idempotency", "lead")
         assert [r.value for r in book.resolutions("payments", "carol")] == ["strong", "acceptable"]
         assert first.uid != book.resolutions()[-1].uid
     cohort = load(book_path)
@@ -101,7 +103,7 @@ def test_a_resolution_replaces_the_mean_and_leaves_the_agenda(book_path: Path, t
     rows = {r["name"]: r for r in csv.DictReader(exported.read_text(encoding="utf-8").splitlines())}
     assert rows["carol"]["explanation_source"] == "resolved"
     assert rows["dave"]["explanation_source"] == "reviewers"
-    shown = agenda.resolutions_view(cohort).body
+    shown = resolutions.resolutions_view(cohort).body
     assert "<td>acceptable</td><td>ana strong, ben weak</td><td>names idempotency</td><td>lead</td>" in shown
 
 
@@ -121,16 +123,16 @@ def test_a_resolution_is_checked_against_the_rubric(
     book_path: Path, args: tuple[str, ...], message: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("GRADELIB_REVIEWER", raising=False)
-    with Gradebook(book_path) as book, pytest.raises(RecordRefused, match=message):
-        meeting.resolve(book, *args)
+    with Gradebook(book_path) as book, pytest.raises((RecordRefused, UnknownSubmission), match=message):
+        resolutions.resolve(book, *args)
     with Gradebook(book_path) as book:
         assert book.resolutions() == []
 
 
 def test_meeting_records_are_append_only(book_path: Path) -> None:
     with Gradebook(book_path) as book:
-        meeting.resolve(book, "replay", "alice", "record", "15", "halfway", "lead")
-        meeting.decide(book, "replay", "alice", "hold", "one cassette edited", "lead")
+        resolutions.resolve(book, "replay", "alice", "record", "15", "halfway", "lead")
+        decisions.decide(book, "replay", "alice", "hold", "one cassette edited", "lead")
         for statement in (
             "UPDATE resolutions SET value = '20'",
             "DELETE FROM resolutions",
@@ -148,14 +150,14 @@ def test_meeting_records_are_append_only(book_path: Path) -> None:
 def test_decisions_wording_table_and_export(book_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     with Gradebook(book_path) as book:
         with pytest.raises(RecordRefused, match="advance, hold, decline"):
-            meeting.decide(book, "payments", "carol", "maybe", "why", "lead")
-        meeting.decide(book, "payments", "carol", "hold", "first thought", "lead")
-        meeting.decide(book, "payments", "carol", "advance", "=HYPERLINK(evil)", "lead")  # supersedes
-        monkeypatch.setenv(meeting.ENV_DECISIONS, "next round, no")
-        assert meeting.decision_choices() == ("next round", "no")
-        meeting.decide(book, "payments", "dave", "next round", "strong evidence", "lead")
+            decisions.decide(book, "payments", "carol", "maybe", "why", "lead")
+        decisions.decide(book, "payments", "carol", "hold", "first thought", "lead")
+        decisions.decide(book, "payments", "carol", "advance", "=HYPERLINK(evil)", "lead")  # supersedes
+        monkeypatch.setenv(decisions.ENV_DECISIONS, "next round, no")
+        assert decisions.decision_choices() == ("next round", "no")
+        decisions.decide(book, "payments", "dave", "next round", "strong evidence", "lead")
         with pytest.raises(RecordRefused, match="next round, no"):
-            meeting.decide(book, "payments", "dave", "advance", "why", "lead")
+            decisions.decide(book, "payments", "dave", "advance", "why", "lead")
     cohort = load(book_path)
     rows = {(r["takehome"], r["submission"]): r for r in decisions.decision_rows(cohort)}
     carol = rows[("payments", "Submission #1")]
@@ -175,8 +177,8 @@ def test_decisions_wording_table_and_export(book_path: Path, tmp_path: Path, mon
 
 def test_export_all_and_import_carry_the_meeting_once(book_path: Path, tmp_path: Path) -> None:
     with Gradebook(book_path) as book:
-        meeting.resolve(book, "payments", "carol", "explanation", "strong", "explains the gap", "lead")
-        meeting.decide(book, "payments", "carol", "advance", "strong", "lead")
+        resolutions.resolve(book, "payments", "carol", "explanation", "strong", "explains the gap", "lead")
+        decisions.decide(book, "payments", "carol", "advance", "strong", "lead")
         dump = export(book, tmp_path / "all.json")
     assert {"resolutions", "decisions"} <= set(json.loads(dump.read_text(encoding="utf-8")))
     with Gradebook(tmp_path / "other.sqlite") as other:
@@ -191,10 +193,10 @@ def test_clarification_goes_beside_the_rubric_and_into_the_panel(book_path: Path
     rubric = load_rubric(rubric_copy, takehome="payments")
     with Gradebook(book_path) as book:
         with pytest.raises(RecordRefused, match="no resolution on explanation"):
-            meeting.clarify(book, "payments", "carol", "explanation", rubric=rubric)
-        meeting.resolve(book, "payments", "carol", "explanation", "acceptable", f"names it {HOSTILE}", "lead")
-        done = meeting.clarify(book, "payments", "carol", "explanation", rubric=rubric)
-        again = meeting.clarify(book, "payments", "carol", "explanation", rubric=rubric)
+            resolutions.clarify(book, "payments", "carol", "explanation", rubric=rubric)
+        resolutions.resolve(book, "payments", "carol", "explanation", "acceptable", f"names it {HOSTILE}", "lead")
+        done = resolutions.clarify(book, "payments", "carol", "explanation", rubric=rubric)
+        again = resolutions.clarify(book, "payments", "carol", "explanation", rubric=rubric)
     assert (
         done.added
         and not again.added
@@ -214,8 +216,8 @@ def test_clarification_goes_beside_the_rubric_and_into_the_panel(book_path: Path
 def test_resolutions_and_decisions_stay_blind_until_the_viewer_has_scored(book_path: Path) -> None:
     rubric = default_rubric("payments")
     with Gradebook(book_path) as book:
-        meeting.resolve(book, "payments", "dave", "blast_radius", "strong", "names timeouts", "lead")
-        meeting.decide(book, "payments", "dave", "advance", "clear evidence", "lead")
+        resolutions.resolve(book, "payments", "dave", "blast_radius", "strong", "names timeouts", "lead")
+        decisions.decide(book, "payments", "dave", "advance", "clear evidence", "lead")
         static = current_table(book, "payments", "dave", rubric).body
         chloe = current_table(book, "payments", "dave", rubric, viewer="chloe").body
         book.add_score("payments", "dave", "blast_radius", "chloe", "acceptable", "mentions duplicates")
@@ -236,7 +238,7 @@ def test_before_and_after_the_meeting(book_path: Path, monkeypatch: pytest.Monke
     clock = iter(f"2099-01-01T10:00:{second:02d}.000000+00:00" for second in range(60))
     monkeypatch.setattr(gradebook_module, "utc_now", lambda: next(clock))
     with Gradebook(book_path) as book:
-        meeting.resolve(book, "payments", "carol", "explanation", "acceptable", "names idempotency", "lead")
+        resolutions.resolve(book, "payments", "carol", "explanation", "acceptable", "names idempotency", "lead")
         book.add_score("payments", "carol", "explanation", "ana", "acceptable", "after the meeting")
         book.add_score("payments", "carol", "explanation", "ben", "acceptable", "after the meeting")
     found = {e.takehome: e for e in effect.effects(load(book_path))}
@@ -316,3 +318,98 @@ def test_the_summary_shows_the_top_of_a_long_agenda(book_path: Path, monkeypatch
     assert "table" not in vars(lazy)  # built on first use only
     assert all(not line.evidence for entry in lazy.entries for line in entry.lines.values())
     assert len(lazy.table) == len(load(book_path).table)
+
+
+# -- a line by its id or its title; the agenda's own command ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "named", ["blast_radius", "Blast radius", "blast radius", "  BLAST   RADIUS ", "Blast_Radius"], ids=repr
+)
+def test_a_line_is_named_by_its_id_or_its_title(named: str) -> None:
+    assert resolutions.rubric_line(default_rubric("payments"), named).id == "blast_radius"
+
+
+def test_an_unknown_or_ambiguous_line_lists_every_id_and_title(tmp_path: Path) -> None:
+    with pytest.raises(RecordRefused, match="payments has no line 'radius'") as caught:
+        resolutions.rubric_line(default_rubric("payments"), "radius")
+    assert "blast_radius (Blast radius)" in str(caught.value) and "found_defect (Found the defect)" in str(caught.value)
+    text = PACKAGED.read_text(encoding="utf-8").replace('title = "Key scope"', 'title = "Evidence"', 1)
+    (tmp_path / "rubric.toml").write_text(text, encoding="utf-8")
+    clash = load_rubric(tmp_path / "rubric.toml", takehome="payments")
+    with pytest.raises(RecordRefused, match="'evidence' names more than one line"):
+        resolutions.rubric_line(clash, "evidence")
+    assert resolutions.rubric_line(clash, "key_scope").title == "Evidence"  # an id is still one line
+
+
+def test_resolve_and_clarify_take_the_title_the_agenda_prints(book_path: Path, rubric_copy: Path) -> None:
+    with Gradebook(book_path) as book:
+        record = resolutions.resolve(book, "payments", "Submission #1", "Explanation", "strong", "why", "lead")
+        assert record.line_id == "explanation"
+        done = resolutions.clarify(book, "payments", "1", " explanation ", rubric=load_rubric(rubric_copy))
+    assert done.clarification.line_id == "explanation" and done.added
+
+
+def test_each_agenda_item_carries_the_command_that_resolves_it(book_path: Path) -> None:
+    items = agenda.agenda(load(book_path))
+    carol = next(i for i in items if (i.name, i.line_id) == ("carol", "explanation"))
+    placeholder = "'<weak|acceptable|strong>'"
+    assert carol.command() == f"gradelib resolve payments 'Submission #1' explanation {placeholder} --why '<reason>'"
+    alice = next(i for i in items if (i.name, i.line_id) == ("alice", "record"))
+    assert alice.command(Path("elsewhere/book.sqlite")) == (
+        "gradelib resolve replay 'Submission #1' record '<points 0 to 20>' --why '<reason>'"
+        " --gradebook elsewhere/book.sqlite"
+    )
+    assert alice.command(Path("reports/gradebook.sqlite")) == alice.command()  # the default needs no flag
+    text = agenda.agenda_text(items, reveal=True).splitlines()
+    under = text[text.index(next(line for line in text if "Submission #1 (carol)" in line and "Explanation" in line)) :]
+    assert next(line for line in under if "resolve:" in line).strip() == f"resolve: {carol.command()}"
+    data = json.loads(agenda.agenda_json(items, gradebook=book_path))
+    assert all(item["command"].startswith("gradelib resolve ") for item in data)
+    assert data[0]["command"].endswith(f"--gradebook {book_path}")
+
+
+def test_the_agenda_command_copied_and_filled_in_records_the_resolution(
+    book_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GRADELIB_REVIEWER", "lead")
+    code, out, _ = _cli(capsys, "agenda", "--takehome", "payments", "--gradebook", str(book_path))
+    assert code == 0
+    printed = [line.split("resolve: ", 1)[1] for line in out.splitlines() if line.strip().startswith("resolve: ")]
+    assert len(printed) == 2  # carol's explanation and found_defect
+    command = next(line for line in printed if " explanation " in line)
+    filled = command.replace("<weak|acceptable|strong>", "acceptable").replace("<reason>", "names idempotency, not why")
+    words = shlex.split(filled)
+    assert words[:2] == ["gradelib", "resolve"]
+    code, out, err = _cli(capsys, *words[1:])
+    assert (code, err) == (0, "") and "Submission #1 explanation: resolved as acceptable by lead" in out
+    with Gradebook(book_path) as book:
+        kept = book.resolutions("payments", "carol")
+    assert [(r.line_id, r.value, r.reason, r.resolved_by) for r in kept] == [
+        ("explanation", "acceptable", "names idempotency, not why", "lead")
+    ]
+    code, out, _ = _cli(capsys, "agenda", "--takehome", "payments", "--gradebook", str(book_path))
+    assert command not in out and sum("resolve: " in line for line in out.splitlines()) == 1
+
+
+def test_an_unfilled_command_records_nothing(book_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    item = next(i for i in agenda.agenda(load(book_path)) if i.takehome == "payments")
+    code, _, err = _cli(capsys, *shlex.split(item.command(book_path))[1:], "--by", "lead")
+    assert code == 2 and "is not one of its tiers" in err
+    with Gradebook(book_path) as book:
+        assert book.resolutions() == []
+
+
+def test_the_meeting_commands_take_a_line_title_and_refuse_an_unknown_label(
+    book_path: Path, rubric_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    book = ("--gradebook", str(book_path))
+    code, out, _ = _cli(capsys, "resolve", "payments", "1", "Blast radius", "weak", "--why", "w", "--by", "l", *book)
+    assert code == 0 and "blast_radius: resolved as weak" in out
+    code, out, _ = _cli(capsys, "clarify", "payments", "1", "BLAST RADIUS", "--rubric", str(rubric_copy), *book)
+    assert code == 0 and "blast_radius: added to" in out
+    code, _, err = _cli(capsys, "resolve", "payments", "1", "radius", "weak", "--why", "w", "--by", "l", *book)
+    assert code == 2 and "has no line 'radius'" in err and "blast_radius (Blast radius)" in err
+    code, _, err = _cli(capsys, "decide", "payments", "Submission #7", "advance", "--why", "w", "--by", "l", *book)
+    assert code == 2 and "no payments submission 'Submission #7'" in err and "Submission #1, Submission #2" in err
+    assert "carol" not in err

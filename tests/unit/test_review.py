@@ -340,7 +340,7 @@ def test_missing_gradebook_is_reported_not_created(tmp_path: Path, headless: boo
     path = tmp_path / "nowhere" / "gradebook.sqlite"
     shown = scoring_panel(path, "payments", NAME, default_rubric("payments"), reviewer="ana", headless=headless)
     assert isinstance(shown, Html)
-    assert "No gradebook at" in shown.body
+    assert "no gradebook at" in shown.body
     assert not path.exists()
 
 

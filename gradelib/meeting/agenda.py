@@ -6,12 +6,15 @@ maximum (a points line). Anchors come first (everyone scored them, so they calib
 rest), then the items that move a total most (the spread between the highest and the
 lowest reviewer, in points). Each item carries every reviewer's value and comment, the
 kit's value and evidence, the report, and the resolution in force once the meeting has
-agreed a value (resolved items leave the open agenda).
+agreed a value (resolved items leave the open agenda). Under each item the terminal (and the
+JSON's `command`) gives the `gradelib resolve` line that settles it, placeholders in angle
+brackets for the value and the reason.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,14 +24,17 @@ from urllib.parse import unquote
 
 from gradelib.cohort.agreement import Rating, note
 from gradelib.cohort.table import Cohort, Entry, is_refused
-from gradelib.display.render import STYLE, Html, table_html
-from gradelib.gradebook.meeting import Resolution
+from gradelib.display.render import STYLE, Html
+from gradelib.gradebook import DEFAULT_PATH
+from gradelib.gradebook.identity import visible_name
+from gradelib.meeting.records import Resolution
 from gradelib.safetext import clipped_text, html_visible, terminal_text
 from gradelib.takehomes.rubric import RubricLine
 
 POINTS_SHARE = 0.25  # a points line is on the agenda when reviewers differ by a quarter of its maximum
 EVIDENCE_CHARS = 600
 SHOWN_PER_TAKEHOME = 25  # items the summary shows per take-home; `gradelib agenda` lists every one
+REASON_PLACEHOLDER = "<reason>"
 NOTHING_OPEN = "Nothing left on the agenda: no line where reviewers differ by a tier (or a quarter of its points)."
 
 
@@ -51,13 +57,32 @@ class AgendaItem:
     kit_evidence: Mapping[str, Any]
     report: str | None
     resolution: Resolution | None = None
+    tiers: tuple[str, ...] = ()  # the line's tiers; none for a points line
+    max_points: float | None = None
 
-    def to_dict(self, *, reveal: bool = False) -> dict[str, Any]:
-        """The item as JSON-ready data, blind unless `reveal`."""
+    def value_placeholder(self) -> str:
+        """What the resolve command's value stands in for: the line's tiers, or its range of points."""
+        if self.tiers:
+            return f"<{'|'.join(self.tiers)}>"
+        return f"<points 0 to {self.max_points:g}>" if self.max_points is not None else "<points>"
+
+    def command(self, gradebook: Path | None = None) -> str:
+        """The shell command that records the meeting's value for this item, placeholders in angle brackets.
+
+        `gradebook` is named (`--gradebook`) when it is not the default one.
+        """
+        words = ["gradelib", "resolve", self.takehome, self.label, self.line_id, self.value_placeholder()]
+        words += ["--why", REASON_PLACEHOLDER]
+        if gradebook is not None and Path(gradebook) != DEFAULT_PATH:
+            words += ["--gradebook", str(gradebook)]
+        return shlex.join(words)
+
+    def to_dict(self, *, reveal: bool = False, gradebook: Path | None = None) -> dict[str, Any]:
+        """The item as JSON-ready data, blind unless `reveal`, with the command that resolves it."""
         return {
             "takehome": self.takehome,
             "submission": self.label,
-            "name": self.name if reveal else None,
+            "name": visible_name(self.name, reveal),
             "line": self.line_id,
             "title": self.title,
             "anchor": self.anchor,
@@ -74,6 +99,7 @@ class AgendaItem:
                 "by": self.resolution.resolved_by,
                 "at": self.resolution.created_at,
             },
+            "command": self.command(gradebook),
         }
 
 
@@ -131,6 +157,8 @@ def agenda(cohort: Cohort, *, resolved: bool = False) -> list[AgendaItem]:
                     evidence,
                     entry.report,
                     resolution,
+                    line.tiers,
+                    line.max_points,
                 )
             )
     order = {takehome: i for i, takehome in enumerate(cohort.rubric_lines)}
@@ -138,8 +166,17 @@ def agenda(cohort: Cohort, *, resolved: bool = False) -> list[AgendaItem]:
     return items
 
 
-def agenda_text(items: Sequence[AgendaItem], *, reveal: bool = False, reports_dir: Path | None = None) -> str:
-    """The agenda as the terminal shows it, per take-home, blind unless `reveal`; report paths under reports_dir."""
+def agenda_text(
+    items: Sequence[AgendaItem],
+    *,
+    reveal: bool = False,
+    reports_dir: Path | None = None,
+    gradebook: Path | None = None,
+) -> str:
+    """The agenda as the terminal shows it, per take-home, blind unless `reveal`; report paths under reports_dir.
+
+    Under each item, the command that resolves it (`--gradebook` named when not the default one).
+    """
     if not items:
         return NOTHING_OPEN
     out: list[str] = []
@@ -147,7 +184,8 @@ def agenda_text(items: Sequence[AgendaItem], *, reveal: bool = False, reports_di
         mine = [i for i in items if i.takehome == takehome]
         out.append(f"{takehome}: {len(mine)} item(s), anchors first, then what moves a total most")
         for number, item in enumerate(mine, start=1):
-            who = f" ({item.name})" if reveal else ""
+            name = visible_name(item.name, reveal)
+            who = f" ({name})" if name else ""
             tag = " [anchor]" if item.anchor else ""
             share = f", {item.share:.0%} of the line" if item.share is not None else ""
             out.append(f"{number:>3}. {item.label}{who}{tag} · {item.title}: spread {item.spread:g} points{share}")
@@ -161,12 +199,13 @@ def agenda_text(items: Sequence[AgendaItem], *, reveal: bool = False, reports_di
                 out.append(f"       resolved: {res.value} by {res.resolved_by} — {clipped_text(res.reason, 160)}")
             if item.report:
                 out.append(f"       report: {reports_dir / unquote(item.report) if reports_dir else item.report}")
+            out.append(f"       resolve: {item.command(gradebook)}")
     return "\n".join(terminal_text(line) for line in out)
 
 
-def agenda_json(items: Sequence[AgendaItem], *, reveal: bool = False) -> str:
+def agenda_json(items: Sequence[AgendaItem], *, reveal: bool = False, gradebook: Path | None = None) -> str:
     """The agenda as JSON for scripts: a list of items (see AgendaItem.to_dict)."""
-    return json.dumps([item.to_dict(reveal=reveal) for item in items], indent=2, default=str)
+    return json.dumps([item.to_dict(reveal=reveal, gradebook=gradebook) for item in items], indent=2, default=str)
 
 
 def _evidence(evidence: Mapping[str, Any]) -> str:
@@ -217,28 +256,3 @@ def agenda_view(cohort: Cohort) -> Html:
     takehomes = dict.fromkeys(i.takehome for i in items)
     text = "\n".join(f"{t}: {sum(i.takehome == t for i in items)} open item(s)" for t in takehomes)
     return Html(f'{STYLE}<div class="gl-card">{"".join(parts)}{legend}</div>', text)
-
-
-def resolutions_view(cohort: Cohort) -> Html:
-    """The resolutions in force in the selection: the agreed value, why, who and when, beside the reviewers' values."""
-    rows = []
-    for entry in cohort.entries:
-        titles = {line.id: line.title for line in cohort.rubric_lines.get(entry.submission.takehome, ())}
-        for line_id, res in sorted(entry.resolutions.items()):
-            given = ", ".join(f"{who} {s.value}" for (lid, who), s in sorted(entry.scores.items()) if lid == line_id)
-            rows.append(
-                {
-                    "take-home": entry.submission.takehome,
-                    "submission": entry.submission.blind_label,
-                    "name": entry.submission.name,
-                    "line": titles.get(line_id, line_id),
-                    "agreed": res.value,
-                    "reviewers gave": given or "-",
-                    "why": res.reason,
-                    "by": res.resolved_by,
-                    "when": res.created_at[:16].replace("T", " "),
-                }
-            )
-    if not rows:
-        return note("No line resolved yet in this selection.")
-    return Html(f'{STYLE}<div class="gl-card">{table_html(rows)}</div>', f"{len(rows)} resolution(s)")

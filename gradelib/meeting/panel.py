@@ -13,12 +13,12 @@ from typing import Any
 
 import ipywidgets as widgets
 
-from gradelib.cohort import meeting
-from gradelib.cohort.agenda import agenda
 from gradelib.cohort.table import Cohort, is_refused
 from gradelib.display.render import STYLE, Html
 from gradelib.errors import GradelibError
-from gradelib.gradebook import Gradebook
+from gradelib.gradebook import Gradebook, require
+from gradelib.meeting import decisions, resolutions
+from gradelib.meeting.agenda import agenda
 from gradelib.review.panel import is_headless
 from gradelib.safetext import clipped_text, html_visible
 from gradelib.settings import current_settings
@@ -84,7 +84,7 @@ class MeetingPanel(widgets.VBox):
         self.clarify = widgets.Checkbox(value=False, description="also add it to the rubric as a clarification")
         self.resolve_button = widgets.Button(description="Resolve", button_style="primary", icon="check")
         self.decide_submission = widgets.Dropdown(options=choices, value=None, description="Candidate", layout=wide)
-        self.decision = widgets.Dropdown(options=meeting.decision_choices(), value=None, description="Decision")
+        self.decision = widgets.Dropdown(options=decisions.decision_choices(), value=None, description="Decision")
         self.decide_why = widgets.Textarea(placeholder="the reason for the decision", rows=2, layout=wide)
         self.decide_button = widgets.Button(description="Decide", button_style="primary", icon="gavel")
         self.status = widgets.HTML()
@@ -149,14 +149,14 @@ class MeetingPanel(widgets.VBox):
         takehome, label = self.submission.value
 
         def work(book: Gradebook) -> str:
-            rubric = meeting.rubric_for(takehome, self._rubrics.get(takehome))
-            record = meeting.resolve(
+            rubric = resolutions.rubric_for(takehome, self._rubrics.get(takehome))
+            record = resolutions.resolve(
                 book, takehome, label, self.line.value, str(self.value.value), str(self.why.value),
                 str(self.by.value), rubric=rubric,
             )  # fmt: skip
             said = f"{takehome} {label} {record.line_id}: resolved as {record.value}"
             if self.clarify.value:
-                done = meeting.clarify(book, takehome, label, record.line_id, rubric=rubric)
+                done = resolutions.clarify(book, takehome, label, record.line_id, rubric=rubric)
                 said += f"; clarification {'added to' if done.added else 'already in'} {done.path}"
             return said
 
@@ -171,7 +171,7 @@ class MeetingPanel(widgets.VBox):
 
         def work(book: Gradebook) -> str:
             why, by = str(self.decide_why.value), str(self.by.value)
-            record = meeting.decide(book, takehome, label, str(self.decision.value), why, by)
+            record = decisions.decide(book, takehome, label, str(self.decision.value), why, by)
             return f"{takehome} {label}: {record.decision}"
 
         return self._record(work)
@@ -179,7 +179,7 @@ class MeetingPanel(widgets.VBox):
     def _record(self, work: Callable[[Gradebook], str]) -> str:
         """Run one recording against the gradebook and say what it kept, or why it kept nothing."""
         try:
-            with Gradebook(self._cohort.gradebook) as book:
+            with Gradebook(require(self._cohort.gradebook)) as book:
                 said = work(book)
         except (GradelibError, OSError) as exc:
             self._say(f"not recorded: {exc}", ok=False)

@@ -1,4 +1,10 @@
-"""The decisions table: one recorded decision per candidate, with the total it rests on; CSV for a hiring system."""
+"""Decisions: the one the meeting records per candidate, and the table of them with the totals they rest on.
+
+A decision is one of the team's words (advance, hold, decline by default), with a reason and
+who recorded it, appended to the gradebook (a later one supersedes). The table lists every
+graded candidate, decided or not, in the cohort table's order; as CSV it goes to a hiring
+system, blind unless revealed.
+"""
 
 from __future__ import annotations
 
@@ -7,16 +13,50 @@ import math
 from pathlib import Path
 from typing import Any
 
+from gradelib import settings
 from gradelib.cohort.agreement import note
 from gradelib.cohort.table import Cohort, is_refused
-from gradelib.cohort.view import defuse
 from gradelib.display.render import STYLE, Html, table_html
+from gradelib.errors import RecordRefused
+from gradelib.gradebook import Gradebook
 from gradelib.gradebook.exchange import atomic_file, csv_cell
+from gradelib.gradebook.identity import find_submission, visible_name
+from gradelib.meeting.records import Decision
+from gradelib.meeting.resolutions import reason, recorded_by
 from gradelib.safetext import html_visible
 
 COLUMNS = ("takehome", "submission", "name", "total", "max_total", "decision", "reason", "decided_by", "decided_at")
 UNDECIDED = ""
 CSV_NAME = "decisions.csv"
+ENV_DECISIONS = settings.ENV_DECISIONS  # the team's own wording, comma-separated, e.g. "advance,hold,decline"
+DEFAULT_DECISIONS = settings.DEFAULT_DECISIONS
+
+
+def decision_choices(choices: str | None = None) -> tuple[str, ...]:
+    """The decisions a lead can record: `choices` (comma-separated), else GRADELIB_DECISIONS, else the defaults."""
+    if choices is None:
+        return settings.current_settings().decisions
+    words = tuple(dict.fromkeys(word.strip() for word in choices.split(",") if word.strip()))
+    return words or DEFAULT_DECISIONS
+
+
+def decide(
+    book: Gradebook,
+    takehome: str,
+    label: str,
+    decision: str,
+    why: str | None,
+    by: str | None = None,
+    *,
+    choices: tuple[str, ...] | None = None,
+) -> Decision:
+    """Record the decision for one candidate (one of `choices`, default `decision_choices()`)."""
+    allowed = choices or decision_choices()
+    word = decision.strip()
+    if word not in allowed:
+        raise RecordRefused(f"{decision!r} is not a decision here; choose one of {', '.join(allowed)}")
+    row = find_submission(book, takehome, label)
+    return book.add_decision(row.takehome, row.name, word, reason(why), recorded_by(by))
 
 
 def decision_rows(cohort: Cohort, *, reveal: bool = False) -> list[dict[str, Any]]:
@@ -33,7 +73,7 @@ def decision_rows(cohort: Cohort, *, reveal: bool = False) -> list[dict[str, Any
             {
                 "takehome": entry.submission.takehome,
                 "submission": entry.submission.blind_label,
-                "name": entry.submission.name if reveal else "",
+                "name": visible_name(entry.submission.name, reveal) or "",
                 "total": None if total is None or math.isnan(total) else round(float(total), 2),
                 "max_total": None if math.isnan(record["max_total"]) else round(float(record["max_total"]), 2),
                 "decision": decision.decision if decision else UNDECIDED,
@@ -63,6 +103,8 @@ def decisions_view(cohort: Cohort) -> Html:
 
 def export_decisions(cohort: Cohort, path: Path, *, reveal: bool = False) -> Path:
     """Write the decisions table as CSV to exactly `path` (formula-like text defused); names only with `reveal`."""
+    from gradelib.cohort.view import defuse  # pandas: `gradelib decide` does not pay for it
+
     rows = decision_rows(cohort, reveal=reveal)
     columns = COLUMNS if reveal else tuple(c for c in COLUMNS if c != "name")
     with atomic_file(Path(path), newline="") as out:
