@@ -35,7 +35,7 @@ from gradelib.environment.project import Project, detect
 
 REQUIREMENTS_TXT = "requirements.txt"
 PYPROJECT = "pyproject.toml"
-UV_LOCK = "uv.lock"
+PYTHON_LOCKS = ("uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock")  # read by the tool that wrote them
 SETUP_CFG = "setup.cfg"
 PACKAGE_JSON = "package.json"
 NODE_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")  # npm prefers the shrinkwrap
@@ -72,7 +72,7 @@ class PythonDeclaration:
     """The Python packages to install, the lockfile pins that constrain them, and the project to build."""
 
     requirements: tuple[Declared, ...]
-    pins: tuple[str, ...] = ()  # `name==version` from uv.lock, poetry.lock, Pipfile.lock, as constraints
+    pins: tuple[str, ...] = ()  # `name==version` from the requirements' own constraints files (`-c`)
     project: Project | None = None  # the submission itself, when it must be installed to run
     setup: pysetup.PythonSetup | None = None  # the tool its files name sets it up (Hatch), not the kit's uv
 
@@ -156,8 +156,20 @@ def _python(reader: Reader) -> PythonDeclaration | None:
     if len(found) > MAX_REQUIREMENTS:
         reader.refuse(REQUIREMENTS_TXT, None, f"{len(found)} requirements", f"more than {MAX_REQUIREMENTS}")
         return None
-    pins = [*_uv_lock_pins(reader), *poetry.lock_pins(reader), *pipenv.lock_pins(reader), *constraints]
-    return PythonDeclaration(tuple(found), tuple(sorted(set(pins))), project, setup)
+    _tool_locks(reader, setup)
+    return PythonDeclaration(tuple(found), tuple(sorted(set(constraints))), project, setup)
+
+
+def _tool_locks(reader: Reader, setup: pysetup.PythonSetup | None) -> None:
+    """What happens to a Python tool's lockfile: the tool that set the project up reads it (the kit does not)."""
+    for name in PYTHON_LOCKS:
+        if not reader.exists(name):
+            continue
+        if setup is not None and name in pysetup.LOCKS.get(setup.kind, ()):
+            reader.locks.append(LockUse(name, True, f"the project is set up by {setup.tool}, which reads it"))
+        else:
+            what = f"{setup.tool} sets the project up" if setup else "the project is set up without it"
+            reader.locks.append(LockUse(name, False, f"{what}: not read"))
 
 
 def _setup_cfg(reader: Reader) -> list[Declared]:
@@ -284,34 +296,6 @@ def _pyproject(reader: Reader, data: bytes, doc: dict[str, Any]) -> list[Declare
         if declared is not None:
             found.append(declared)
     return found
-
-
-def _uv_lock_pins(reader: Reader) -> tuple[str, ...]:
-    data = reader.read(UV_LOCK, MAX_LOCK_BYTES)
-    if data is None:
-        return ()
-    try:
-        doc = tomllib.loads(data.decode("utf-8", errors="replace"))
-    except tomllib.TOMLDecodeError as exc:
-        reader.refuse(UV_LOCK, None, UV_LOCK, f"not valid TOML: {exc}")
-        return ()
-    pins: list[str] = []
-    for package in doc.get("package", []) if isinstance(doc.get("package"), list) else []:
-        if not isinstance(package, dict):
-            continue
-        name, version, source = package.get("name"), package.get("version"), package.get("source") or {}
-        if not isinstance(name, str) or not isinstance(source, dict):
-            continue
-        if "editable" in source or "virtual" in source:
-            continue  # the project itself
-        if "registry" not in source:
-            kind = next(iter(source), "unknown")
-            reader.refuse(UV_LOCK, line_of(data, f'name = "{name}"'), f"{name} ({kind})", "not from a package index")
-            continue
-        if isinstance(version, str) and NAME.match(name):
-            pins.append(f"{name}=={version}")
-    reader.locks.append(LockUse(UV_LOCK, True, f"{len(set(pins))} locked versions installed"))
-    return tuple(sorted(set(pins)))
 
 
 # -- Node ------------------------------------------------------------------------------------

@@ -18,7 +18,6 @@ MAX_LOCK_BYTES = 16 * 1024 * 1024
 # A requirement that is a path, a URL or a VCS reference rather than a package name.
 NOT_A_NAME = re.compile(r"^(\.|/|~|file:|[a-z][a-z0-9+.-]*://)", re.I)
 VCS_PREFIX = re.compile(r"^[a-z+]+\+", re.I)
-PACKAGE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 PYPI_HOSTS = frozenset({"pypi.org", "pypi.python.org", "files.pythonhosted.org", "test.pypi.org"})
 PYPI_NAMES = frozenset({"pypi", "pypi-simple"})
 FOREIGN_INDEX = "a package index named by the submission: the kit installs from the configured index only"
@@ -131,21 +130,6 @@ def line_of(data: bytes | str, text: str) -> int | None:
         if needle in line:
             return number
     return None
-
-
-def pin_from_lock(reader: Reader, file: str, data: bytes | str, name: object, version: object) -> str | None:
-    """`name==version` for a lockfile entry of a registry package, or None when the entry is unusable."""
-    from packaging.utils import canonicalize_name
-    from packaging.version import InvalidVersion, Version
-
-    if not isinstance(name, str) or not isinstance(version, str) or not PACKAGE_NAME.match(name):
-        return None
-    try:
-        Version(version)
-    except InvalidVersion:
-        reader.refuse(file, line_of(data, name), f"{name} {version}", "not a valid version")
-        return None
-    return f"{canonicalize_name(name)}=={version}"
 
 
 def is_pypi(url: str) -> bool:

@@ -1,10 +1,8 @@
-"""Node projects locked by yarn or pnpm, set up by that tool: the kit's pinned copy (or the version the
-project's `packageManager` names, when the registry has it), run in the sandbox whose only network is
-the registry proxy, lifecycle scripts off, the lockfile frozen. The tool reads its own lockfile; the
-kit only names which tool wrote it (a yarn.lock with `__metadata` is yarn berry's).
-
-npm lockfiles stay with `nodeinstall` (npm on the host, scripts off, its cache shared with
-`gradelib deps fetch`).
+"""Node projects set up by the tool their lockfile names: npm (`package-lock.json`, `npm-shrinkwrap.json`,
+or no lockfile at all), yarn or pnpm, the kit's pinned copy (or the version the project's
+`packageManager` names, when the registry has it), run in the sandbox whose only network is the
+registry proxy, lifecycle scripts off, the lockfile frozen (`npm ci`). The tool reads its own lockfile;
+the kit only names which tool wrote it (a yarn.lock with `__metadata` is yarn berry's).
 """
 
 from __future__ import annotations
@@ -26,8 +24,9 @@ from gradelib.sandbox.mounts import NODE_MODULES
 from gradelib.sandbox.registryproxy import PORT as PROXY_PORT
 
 PNPM_LOCK = "pnpm-lock.yaml"
+NPM_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")
 BERRY_MARK = re.compile(rb"^__metadata:", re.M)
-PACKAGE_MANAGER = re.compile(r"^(yarn|pnpm)@(\d+)(\.[0-9A-Za-z.-]+)?(\+.*)?$")
+PACKAGE_MANAGER = re.compile(r"^(yarn|pnpm|npm)@(\d+)(\.[0-9A-Za-z.-]+)?(\+.*)?$")
 STORE = ".kit-store"  # the tool's download cache, inside the setup's copy (dropped with it)
 
 
@@ -35,13 +34,17 @@ STORE = ".kit-store"  # the tool's download cache, inside the setup's copy (drop
 class NodeSetup:
     """Which tool sets a locked Node project up, at which version, and why that version."""
 
-    tool: str  # a name in tools.TOOLS: "yarn", "yarn-berry", "pnpm"
+    tool: str  # a name in tools.TOOLS: "npm", "yarn", "yarn-berry", "pnpm"
     version: str
-    lockfile: str
+    lockfile: str  # "" for npm without one
     pinned_by: str = "the kit"  # or "packageManager"
 
     def argv(self, registry: str) -> list[str]:
         """The install command, lockfile frozen, scripts off."""
+        if self.tool == "npm":
+            quiet = ["--ignore-scripts", "--include=dev", "--no-audit", "--no-fund", "--loglevel=error"]
+            how = ["ci"] if self.lockfile else ["install", "--no-package-lock"]
+            return ["npm", *how, *quiet, "--registry", registry, "--cache", STORE]
         if self.tool == "yarn":
             return [
                 "yarn", "install", "--frozen-lockfile", "--ignore-scripts", "--non-interactive", "--no-progress",
@@ -66,7 +69,10 @@ class NodeSetup:
                 "YARN_ENABLE_IMMUTABLE_CACHE": "false", "YARN_ENABLE_PROGRESS_BARS": "false",
                 "YARN_IGNORE_PATH": "1", "COREPACK_ENABLE_STRICT": "0",
             }  # fmt: skip
-        return {"npm_config_ignore_scripts": "true", "SKIP_YARN_COREPACK_CHECK": "1", "COREPACK_ENABLE_STRICT": "0"}
+        return {
+            "npm_config_ignore_scripts": "true", "npm_config_update_notifier": "false", "NODE_ENV": "development",
+            "SKIP_YARN_COREPACK_CHECK": "1", "COREPACK_ENABLE_STRICT": "0",
+        }  # fmt: skip
 
     def to_dict(self, registry: str) -> dict[str, Any]:
         """The report's account of the setup: tool, version, why that version, the command."""
@@ -80,14 +86,18 @@ class NodeSetup:
 
 
 def choose(lockfile: str, lock: bytes, package_json: Mapping[str, Any]) -> NodeSetup:
-    """The tool that wrote `lockfile`, at the version `packageManager` pins when it names that tool."""
-    tool = "pnpm" if lockfile == PNPM_LOCK else "yarn-berry" if BERRY_MARK.search(lock) else "yarn"
+    """The tool that wrote `lockfile` (npm for none), at the version `packageManager` pins when it names
+    that tool."""
+    if lockfile in NPM_LOCKS or not lockfile:
+        tool = "npm"
+    else:
+        tool = "pnpm" if lockfile == PNPM_LOCK else "yarn-berry" if BERRY_MARK.search(lock) else "yarn"
     wanted = package_json.get("packageManager")
     match = PACKAGE_MANAGER.match(wanted) if isinstance(wanted, str) else None
     if match:
         family = match.group(1)
         major = int(match.group(2))
-        names = "pnpm" if family == "pnpm" else ("yarn" if major < 2 else "yarn-berry")
+        names = family if family in ("pnpm", "npm") else ("yarn" if major < 2 else "yarn-berry")
         if names == tool and match.group(3):
             version = match.group(2) + match.group(3)
             if tools.VERSION.match(version):
@@ -122,7 +132,8 @@ def run(
     InstallError with the tool's last lines.
     """
     if settings.offline:
-        raise InstallError("node", f"offline: {setup.lockfile} is set up by {setup.tool}, which needs the registry")
+        what = setup.lockfile or "package.json"
+        raise InstallError("node", f"offline: {what} is set up by {setup.tool}, which needs the registry")
     setup, provisioned, note = provision(setup, settings)
     target = folder / "node"
     target.mkdir(exist_ok=True)
@@ -138,11 +149,12 @@ def run(
 
     try:
         (source / "package.json").write_text(text, encoding="utf-8")
-        (source / setup.lockfile).write_bytes(lock)
+        if setup.lockfile:
+            (source / setup.lockfile).write_bytes(lock)
         argv, env = setup.argv(registry), setup.env(registry)
         done = toolsetup.run(
             provisioned, source, [argv], env, settings, registry, collect, ecosystem="node",
-            doing=f" from {setup.lockfile}",
+            doing=f" from {setup.lockfile or 'package.json'}",
         )  # fmt: skip
     finally:
         shutil.rmtree(source, ignore_errors=True)

@@ -1,4 +1,5 @@
-"""Pipenv's declarations, read as data: `Pipfile` packages and dev-packages, `Pipfile.lock` pins.
+"""Pipenv's declarations, read as data: `Pipfile` packages and dev-packages (Pipenv itself reads
+`Pipfile.lock` when it sets the project up).
 
 Both sections are installed (the kit runs what a reviewer would, `pipenv install --dev` included).
 Git, path and file entries are refused, except the project itself (`path = "."`), which the
@@ -7,26 +8,20 @@ project install builds; indexes other than PyPI named in `[[source]]` are refuse
 
 from __future__ import annotations
 
-import json
 import tomllib
 from collections.abc import Mapping
 from typing import Any
 
 from gradelib.environment.declared import (
-    MAX_LOCK_BYTES,
     Declared,
-    LockUse,
     Reader,
     index_names,
     line_of,
     pep508,
-    pin_from_lock,
 )
 
 PIPFILE = "Pipfile"
-PIPFILE_LOCK = "Pipfile.lock"
 SECTIONS = ("packages", "dev-packages")
-LOCK_SECTIONS = ("default", "develop")
 NOT_FROM_INDEX = ("git", "path", "file", "hg", "svn", "bzr")
 THE_PROJECT = (".", "./")
 
@@ -61,9 +56,9 @@ def _quiet_text(reader: Reader, rel: str) -> str | None:
 
 
 def dependencies(reader: Reader) -> list[Declared]:
-    """The Pipfile's packages and dev-packages as requirements (the lock's, when there is no Pipfile)."""
+    """The Pipfile's packages and dev-packages as requirements (Pipenv itself reads Pipfile.lock)."""
     if not reader.exists(PIPFILE):
-        return _from_lock(reader) if reader.exists(PIPFILE_LOCK) else []
+        return []
     doc = _pipfile(reader)
     if doc is None:
         return []
@@ -104,73 +99,3 @@ def _entry(reader: Reader, data: str, name: str, value: object, allowed: set[str
     extra = f"[{','.join(str(e) for e in extras)}]" if isinstance(extras, list) and extras else ""
     marker = f"; {table['markers']}" if isinstance(table.get("markers"), str) and table["markers"].strip() else ""
     return pep508(reader, PIPFILE, line, f"{name}{extra}{specifier}{marker}")
-
-
-def _lock(reader: Reader) -> tuple[dict[str, Any] | None, str]:
-    data = reader.text(PIPFILE_LOCK, MAX_LOCK_BYTES)
-    if data is None:
-        return None, ""
-    try:
-        doc = json.loads(data)
-    except ValueError as exc:
-        reader.refuse(PIPFILE_LOCK, None, PIPFILE_LOCK, f"not valid JSON: {exc}")
-        reader.locks.append(LockUse(PIPFILE_LOCK, False, "not valid JSON: resolved from the Pipfile"))
-        return None, data
-    return (doc, data) if isinstance(doc, dict) else (None, data)
-
-
-def _lock_entries(reader: Reader) -> list[tuple[str, dict[str, Any], str]]:
-    """(name, entry, lock text) of every registry package in Pipfile.lock; the others are refused."""
-    doc, data = _lock(reader)
-    if doc is None:
-        return []
-    meta = doc.get("_meta")
-    allowed = index_names(reader, meta.get("sources") if isinstance(meta, dict) else None, PIPFILE_LOCK, data,
-                           "_meta.sources")  # fmt: skip
-    found = []
-    for section in LOCK_SECTIONS:
-        table = doc.get(section)
-        for name, entry in table.items() if isinstance(table, dict) else ():
-            if not isinstance(entry, dict):
-                continue
-            kinds = [kind for kind in NOT_FROM_INDEX if kind in entry]
-            where = line_of(data, f'"{name}"')
-            if kinds:
-                if str(entry.get(kinds[0])) not in THE_PROJECT:
-                    reader.refuse(PIPFILE_LOCK, where, f"{name} ({kinds[0]})", "not from the configured package index")
-                continue
-            if str(entry.get("index", "pypi")).lower() not in allowed:
-                what = f"{name} (index {entry.get('index')})"
-                reader.refuse(PIPFILE_LOCK, where, what, "not from the configured index")
-                continue
-            found.append((str(name), entry, data))
-    return found
-
-
-def lock_pins(reader: Reader) -> tuple[str, ...]:
-    """`name==version` for every registry package in Pipfile.lock, beside a Pipfile (installed as constraints)."""
-    if not (reader.exists(PIPFILE) and reader.exists(PIPFILE_LOCK)):
-        return ()
-    pins = []
-    for name, entry, data in _lock_entries(reader):
-        version = str(entry.get("version", "")).removeprefix("==")
-        pin = pin_from_lock(reader, PIPFILE_LOCK, data, name, version)
-        if pin is not None:
-            pins.append(pin)
-    if not any(lock.file == PIPFILE_LOCK for lock in reader.locks):
-        reader.locks.append(LockUse(PIPFILE_LOCK, True, f"{len(set(pins))} locked versions installed"))
-    return tuple(sorted(set(pins)))
-
-
-def _from_lock(reader: Reader) -> list[Declared]:
-    """A Pipfile.lock shipped without its Pipfile: its packages are the declaration."""
-    found = []
-    for name, entry, data in _lock_entries(reader):
-        version = str(entry.get("version", ""))
-        marker = f"; {entry['markers']}" if isinstance(entry.get("markers"), str) else ""
-        declared = pep508(reader, PIPFILE_LOCK, line_of(data, f'"{name}"'), f"{name}{version}{marker}")
-        if declared is not None:
-            found.append(declared)
-    if not any(lock.file == PIPFILE_LOCK for lock in reader.locks):
-        reader.locks.append(LockUse(PIPFILE_LOCK, True, f"no Pipfile: its {len(found)} locked versions are installed"))
-    return found

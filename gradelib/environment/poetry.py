@@ -1,4 +1,5 @@
-"""Poetry's declarations, read as data: `[tool.poetry]` dependencies and groups, its sources, `poetry.lock` pins.
+"""Poetry's declarations, read as data: `[tool.poetry]` dependencies and groups, its sources (Poetry itself
+reads `poetry.lock` when it sets the project up).
 
 Poetry's own constraint language becomes PEP 440 (`^1.2.3` is `>=1.2.3,<2.0.0`, `~1.2` is
 `>=1.2,<1.3`, a bare `1.2.3` is `==1.2.3`); `python` is a constraint on the interpreter, not a
@@ -10,19 +11,15 @@ file names are refused like any other declaration.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from gradelib.environment.declared import (
     Declared,
-    LockUse,
     Reader,
     index_names,
-    is_pypi,
     line_of,
     pep508,
-    pin_from_lock,
 )
 
 PYPROJECT = "pyproject.toml"
@@ -30,7 +27,6 @@ POETRY_LOCK = "poetry.lock"
 NOT_FROM_INDEX = ("git", "path", "url", "file")
 TOKEN = re.compile(r"(\^|~=|~|===|==|!=|>=|<=|>|<|=)?\s*([0-9*][^\s,]*)")
 MAIN_GROUP = "main"
-LOCK_SOURCE_TYPES = frozenset({"legacy"})  # a package from an index (the others are git, directory, file, url)
 
 
 def constraint(text: str) -> str | None:
@@ -168,38 +164,3 @@ def _dependency(reader: Reader, data: bytes, name: str, value: object, allowed: 
         markers.append(f'sys_platform == "{table["platform"]}"')
     requirement = f"{name}{extra}{specifier}" + (f"; {' and '.join(f'({m})' for m in markers)}" if markers else "")
     return pep508(reader, PYPROJECT, line, requirement)
-
-
-def lock_pins(reader: Reader) -> tuple[str, ...]:
-    """`name==version` for every registry package in poetry.lock (installed as constraints)."""
-    text = reader.text(POETRY_LOCK, max_bytes=16 * 1024 * 1024)
-    if text is None:
-        return ()
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        reader.refuse(POETRY_LOCK, None, POETRY_LOCK, f"not valid TOML: {exc}")
-        reader.locks.append(LockUse(POETRY_LOCK, False, "not valid TOML: resolved from pyproject.toml"))
-        return ()
-    pins = []
-    packages = doc.get("package")
-    for package in packages if isinstance(packages, list) else []:
-        if not isinstance(package, dict):
-            continue
-        source = package.get("source")
-        if isinstance(source, dict) and not _index_source(source):
-            where = line_of(text, f'name = "{package.get("name")}"')
-            kind = str(source.get("type", "unknown"))
-            reader.refuse(POETRY_LOCK, where, f"{package.get('name')} ({kind} {source.get('url', '')})".strip(),
-                          "not from the configured package index")  # fmt: skip
-            continue
-        pin = pin_from_lock(reader, POETRY_LOCK, text, package.get("name"), package.get("version"))
-        if pin is not None:
-            pins.append(pin)
-    reader.locks.append(LockUse(POETRY_LOCK, True, f"{len(set(pins))} locked versions installed"))
-    return tuple(sorted(set(pins)))
-
-
-def _index_source(source: Mapping[str, Any]) -> bool:
-    """A poetry.lock `[package.source]` that is PyPI itself (anything else is a git, path or foreign source)."""
-    return str(source.get("type")) in LOCK_SOURCE_TYPES and is_pypi(str(source.get("url", "")))

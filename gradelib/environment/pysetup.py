@@ -45,6 +45,7 @@ KIND_TOOL = {
     "pipenv-unlocked": "pipenv",
 }  # fmt: skip
 PIPENV_VENVS = "pipenv-venvs"
+LOCKS = {"uv-project": ("uv.lock",), "poetry": ("poetry.lock",), "pdm": ("pdm.lock",), "pipenv": ("Pipfile.lock",)}
 COMMANDS = {
     "hatch": ("hatch", "env", "create"),
     "uv-project": ("uv", "sync", "--frozen"),

@@ -3,9 +3,9 @@ versions, each provisioned from the configured registries into the kit's cache o
 there (never from a submission). A version a project pins (`packageManager`, `requires-poetry`, uv's
 `required-version`) is provisioned instead when it is a plain version the registry has.
 
-uv is the kit's own (a dependency of the kit; another version a project asks for comes from PyPI) and
-npm the grading machine's (it comes with Node); the others come from PyPI (into a virtual environment
-of their own, made by uv) or the npm registry (with npm, lifecycle scripts off).
+uv is the kit's own (a dependency of the kit; another version a project asks for comes from PyPI); the
+others come from PyPI (into a virtual environment of their own, made by uv) or the npm registry (by the
+grading machine's npm, which comes with Node, lifecycle scripts off: npm itself too).
 """
 
 from __future__ import annotations
@@ -57,6 +57,7 @@ TOOLS: Mapping[str, Tool] = {
         Tool("pdm", "python", "pdm", "2.29.4", ("pdm",), released="2026-10-27"),
         Tool("hatch", "python", "hatch", "1.18.2", ("hatch",), released="2026-10-28"),
         Tool("pipenv", "python", "pipenv", "2026.10.3", ("pipenv",), released="2026-10-25"),
+        Tool("npm", "node", "npm", "11.19.1", ("npm", "npx")),
         Tool("yarn", "node", "yarn", "1.22.22", ("yarn", "yarnpkg")),
         Tool("yarn-berry", "node", "@yarnpkg/cli-dist", "4.18.1", ("yarn", "yarnpkg")),
         Tool("pnpm", "node", "pnpm", "10.34.8", ("pnpm", "pnpx")),
@@ -214,6 +215,8 @@ def _install(tool: Tool, version: str, work: Path, settings: InstallSettings) ->
             argv = [uv, "pip", "install", "--quiet", "--python", python, *index_options(settings), spec]
             argv += ["--exclude-newer", as_released(tool)] if version == tool.version and tool.released else []
             made = _run(argv, env, work, settings)
+        if made.over_time:
+            raise InstallError("tools", f"{tool.name} {version}: took longer than {settings.max_seconds:g} s: stopped")
         if made.code != 0:
             raise InstallError("tools", f"{tool.name} {version}: {reason(made.output, offline=settings.offline)}")
         return
@@ -224,6 +227,8 @@ def _install(tool: Tool, version: str, work: Path, settings: InstallSettings) ->
     ]  # fmt: skip
     env = {k: v for k, v in os.environ.items() if not k.lower().startswith("npm_config_")}
     done = _run(argv, {**env, "npm_config_ignore_scripts": "true"}, work, settings)
+    if done.over_time:
+        raise InstallError("tools", f"{tool.name} {version}: took longer than {settings.max_seconds:g} s: stopped")
     if done.code != 0:
         last = [line for line in done.output.strip().splitlines() if line.strip()][-3:]
         raise InstallError("tools", f"{tool.name} {version}: {' '.join(last)[:600] or 'npm failed'}")

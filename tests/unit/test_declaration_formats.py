@@ -121,10 +121,11 @@ def test_classic_poetry_dependencies_groups_sources_and_lock(tmp_path: Path) -> 
     assert "git dependency" in refused["mylib"]
     assert "corp" in refused["private-sdk"]
     assert any("[[tool.poetry.source]]" in r.text for r in declaration.refused)
-    assert any(r.file == "poetry.lock" and "mylib" in r.text for r in declaration.refused)
-    assert declaration.python.pins == ("anyio==4.8.0", "httpx==0.28.1")
+    assert not [r for r in declaration.refused if r.file == "poetry.lock"], "Poetry reads its lock, not the kit"
+    assert declaration.python.pins == ()
+    assert declaration.python.setup is not None and declaration.python.setup.tool == "poetry"
     assert [lock.to_dict() for lock in declaration.locks] == [
-        {"file": "poetry.lock", "honoured": True, "detail": "2 locked versions installed"}
+        {"file": "poetry.lock", "honoured": True, "detail": "the project is set up by poetry, which reads it"}
     ]
     assert any("'docs' is optional" in note for note in declaration.notes)
 
@@ -202,19 +203,17 @@ def test_pipfile_sections_sources_and_lock(tmp_path: Path) -> None:
     assert "a git dependency" in reasons and "'corp'" in reasons
     assert any("nexus.corp.example" in r.text for r in declaration.refused)
     assert any("project itself" in note for note in declaration.notes)
-    assert declaration.python.pins == ("certifi==2025.1.31", "pytest==8.3.4", "requests==2.32.3")
-    assert any(r.file == "Pipfile.lock" and "mytool" in r.text for r in declaration.refused)
+    assert declaration.python.pins == () and not [r for r in declaration.refused if r.file == "Pipfile.lock"]
+    assert [lock.to_dict() for lock in declaration.locks] == [
+        {"file": "Pipfile.lock", "honoured": True, "detail": "the project is set up by pipenv, which reads it"}
+    ]
 
 
-def test_a_pipfile_lock_alone_is_the_declaration(tmp_path: Path) -> None:
+def test_a_pipfile_lock_alone_is_set_up_by_pipenv_which_reads_it(tmp_path: Path) -> None:
     write_tree(tmp_path, {"Pipfile.lock": json.dumps(PIPFILE_LOCK)})
     declaration = read_declaration(tmp_path)
-    assert declaration.python is not None
-    assert sorted(d.spec for d in declaration.python.requirements) == [
-        'certifi==2025.1.31; python_version >= "3.6"',
-        "pytest==8.3.4",
-        "requests==2.32.3",
-    ]
+    assert declaration.python is not None and declaration.python.requirements == ()
+    assert declaration.python.setup is not None and declaration.python.setup.commands() == [["pipenv", "sync", "--dev"]]
 
 
 PACKAGE = {"name": "c", "dependencies": {"undici": "^6.21.0"}, "devDependencies": {"mocha": "^11.1.0"}}
@@ -353,5 +352,7 @@ def test_an_npm_lockfile_wins_over_yarn_and_pnpm(tmp_path: Path) -> None:
     write_tree(tmp_path, files)
     declaration = read_declaration(tmp_path, registry=REGISTRY)
     assert declaration.node is not None and declaration.node.lockfile == "package-lock.json"
-    assert declaration.node.setup_lockfile is None and setup_of(declaration.node) is None
+    assert declaration.node.setup_lockfile is None
+    setup = setup_of(declaration.node)
+    assert (setup.tool, setup.lockfile, setup.argv("R")[:2]) == ("npm", "package-lock.json", ["npm", "ci"])
     assert [lock.file for lock in declaration.locks] == ["package-lock.json"]
