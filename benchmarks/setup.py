@@ -4,8 +4,9 @@ the same tool run bare on the host.
     .venv/bin/python benchmarks/setup.py
     .venv/bin/python benchmarks/setup.py --keep /tmp/setup-bench
 
-The cohort is the packaging samples set up by a real tool (yarn, yarn berry, pnpm, Hatch, uv,
-Poetry: `tests/e2e/packaging/` and `tests/e2e/setups/`). The tools are provisioned first (the tool
+The cohort is every packaging sample that declares something (`tests/e2e/packaging/` and
+`tests/e2e/setups/`): each is set up by a real tool (npm, yarn, yarn berry, pnpm, Hatch, Poetry, PDM,
+Pipenv, uv: its requirements and `[project]` too). The tools are provisioned first (the tool
 table is cached once per machine, so it is not part of a setup's cost). For each submission:
 - cold: `prepare` with an empty environment cache: the setup in the sandbox, through the registry
   proxy, plus moving what it made into the cache;
@@ -36,7 +37,7 @@ import kitpython
 
 kitpython.ensure_kit()  # re-executes with the repository's venv when needed
 
-from gradelib.environment import InstallSettings, nodeinstall, npm, prepare, read_declaration, tools  # noqa: E402
+from gradelib.environment import InstallSettings, nodeinstall, npm, prepare, pyinstall, read_declaration, tools  # noqa: E402
 from gradelib.environment.nodesetup import provision as provision_node  # noqa: E402
 from gradelib.sandbox.mounts import STABLE_ENV  # noqa: E402
 
@@ -47,15 +48,14 @@ WARM_TARGET = 0.5  # seconds per submission (benchmarks/deps.py)
 
 
 def set_up_by_a_tool() -> list[Path]:
-    """The samples whose files name a tool the kit runs itself."""
+    """The samples that declare something to set up (every one is set up by a real tool)."""
     packaging, setups = FOLDERS
     candidates = [p for takehome in packaging.iterdir() if takehome.is_dir() for p in takehome.iterdir()]
     candidates += list(setups.iterdir())
     found = []
     for path in sorted(p for p in candidates if p.is_dir()):
         declaration = read_declaration(path)
-        node = declaration.node
-        if (declaration.python and declaration.python.setup) or (node and nodeinstall.setup_of(node)):
+        if declaration.python or declaration.node:
             found.append(path)
     return found
 
@@ -64,7 +64,16 @@ def bare_command(path: Path, settings: InstallSettings, scratch: Path) -> tuple[
     """The tool's own commands and settings for `path`, with the sandbox's fixed paths made host folders."""
     declaration = read_declaration(path)
     env = dict(os.environ)
-    if declaration.python and declaration.python.setup:
+    if declaration.python and not declaration.python.setup:  # requirements and [project]: the kit's uv
+        python = declaration.python
+        inputs = scratch / "inputs"
+        inputs.mkdir()
+        (inputs / pyinstall.REQUIREMENTS).write_text("".join(f"{r.spec}\n" for r in python.requirements))
+        (inputs / pyinstall.CONSTRAINTS).write_text("".join(f"{pin}\n" for pin in python.pins))
+        provisioned = tools.provision("uv", settings)
+        env |= {"UV_CACHE_DIR": str(scratch / "uv-cache"), "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"}
+        commands = pyinstall.commands(python, settings, scratch / "venv", inputs)
+    elif declaration.python and declaration.python.setup:
         setup = declaration.python.setup
         provisioned = tools.provision(setup.tool, settings, setup.version)
         theirs = setup.env(settings, provisioned.root)
@@ -72,11 +81,10 @@ def bare_command(path: Path, settings: InstallSettings, scratch: Path) -> tuple[
         commands = setup.commands()
     else:
         node = nodeinstall.setup_of(declaration.node)  # type: ignore[arg-type]
-        assert node is not None
         node, provisioned, _ = provision_node(node, settings)
         registry = npm.registry(settings)
         theirs = {k: v for k, v in node.env(registry).items() if "PROXY" not in k}  # bare: no kit proxy
-        env |= theirs | {"YARN_CACHE_FOLDER": str(scratch / "store")}
+        env |= theirs | {"YARN_CACHE_FOLDER": str(scratch / "store"), "npm_config_cache": str(scratch / "store")}
         commands = [node.argv(registry)]
     env["PATH"] = f"{provisioned.bin_dir}:{env['PATH']}"
     return commands, env
