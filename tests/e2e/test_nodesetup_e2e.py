@@ -1,4 +1,4 @@
-"""yarn and pnpm projects set up by yarn and pnpm themselves, in the sandbox, through the registry proxy;
+"""npm, yarn and pnpm projects set up by npm, yarn and pnpm themselves, in the sandbox, through the registry proxy;
 then run offline with the same tools on PATH (these tests reach the npm registry, as CI does).
 
 The lockfiles in `setups/` were written by the real tools: yarn 1.22.22 (an `npm:` alias and a
@@ -14,11 +14,13 @@ import pytest
 
 from gradelib.environment.prepared import Environment, prepare
 from gradelib.environment.settings import InstallSettings
+from gradelib.environment.tools import TOOLS
 from gradelib.sandbox import Limits, Sandbox
 
 pytestmark = pytest.mark.e2e
 
 SETUPS = Path(__file__).parent / "setups"
+PACKAGING = Path(__file__).parent / "packaging" / "payments"
 CHECK = (
     "const v = (n) => require(n + '/package.json').version;"
     "console.log(['react-is-18', 'is-odd', 'is-number'].map((n) => { try { return n + ' ' + v(n) }"
@@ -83,3 +85,30 @@ def test_a_lockfile_entry_outside_the_registry_is_refused_by_the_proxy_and_named
     assert env.node is None and env.error is not None
     assert "yarn 1.22.22 could not set the project up from yarn.lock" in env.error
     assert "evil.example:443: not a configured registry" in env.error
+
+
+def test_a_berry_project_runs_its_packages_bins_through_yarn_offline(tmp_path: Path) -> None:
+    """`packaging/payments/yuki-tanaka`: a yarn.lock written by yarn 4.18.1 (`nodeLinker: node-modules`);
+    `yarn mocha`, as a candidate's script would call it, runs in every copy with no network."""
+    root = shutil.copytree(PACKAGING / "yuki-tanaka", tmp_path / "sub")
+    env = prepare(root, InstallSettings(cache_dir=tmp_path / "cache"))
+    assert env.error is None
+    [installed] = env.evidence()["installed"]
+    assert (installed["setup"]["tool"], installed["setup"]["version"]) == ("yarn-berry", "4.18.1")
+    assert _offline_run(root, env, ["yarn", "--version"]) == "4.18.1"
+    assert _offline_run(root, env, ["yarn", "mocha", "--version"]).startswith("11.")
+
+
+def test_an_npm_lock_is_set_up_by_the_kits_npm_whose_npx_runs_offline(tmp_path: Path) -> None:
+    """`packaging/payments/elena-vasquez`: a package-lock.json, and a test script of `npx --no-install mocha`."""
+    root = shutil.copytree(PACKAGING / "elena-vasquez", tmp_path / "sub")
+    env = prepare(root, InstallSettings(cache_dir=tmp_path / "cache"))
+    assert env.error is None
+    [installed] = env.evidence()["installed"]
+    setup = installed["setup"]
+    assert (setup["tool"], setup["version"], setup["lockfile"]) == ("npm", TOOLS["npm"].version, "package-lock.json")
+    assert setup["command"].startswith("npm ci --ignore-scripts")
+    assert setup["network"]["refused"] == [] and set(setup["network"]["reached"]) == {"registry.npmjs.org:443"}
+    assert ("mocha", "11.8.0", True) in env.node.packages  # type: ignore[union-attr]
+    assert _offline_run(root, env, ["npm", "--version"]) == TOOLS["npm"].version
+    assert _offline_run(root, env, ["npx", "--no-install", "mocha", "--version"]) == "11.8.0"
