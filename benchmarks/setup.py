@@ -37,7 +37,16 @@ import kitpython
 
 kitpython.ensure_kit()  # re-executes with the repository's venv when needed
 
-from gradelib.environment import InstallSettings, nodeinstall, npm, prepare, pyinstall, read_declaration, tools  # noqa: E402
+from gradelib.environment import (  # noqa: E402
+    InstallSettings,
+    nodeinstall,
+    npm,
+    prepare,
+    pyinstall,
+    read_declaration,
+    toolpin,
+    tools,
+)
 from gradelib.environment.nodesetup import provision as provision_node  # noqa: E402
 from gradelib.sandbox.mounts import STABLE_ENV  # noqa: E402
 
@@ -75,7 +84,8 @@ def bare_command(path: Path, settings: InstallSettings, scratch: Path) -> tuple[
         commands = pyinstall.commands(python, settings, scratch / "venv", inputs)
     elif declaration.python and declaration.python.setup:
         setup = declaration.python.setup
-        provisioned = tools.provision(setup.tool, settings, setup.version)
+        version = toolpin.choose(setup.tool, setup.requires, settings).version  # the project's own pin, as the kit
+        provisioned = tools.provision(setup.tool, settings, version)
         theirs = setup.env(settings, provisioned.root)
         env |= {k: v.replace(STABLE_ENV, str(scratch / "env")) for k, v in theirs.items()}
         commands = setup.commands()
