@@ -36,9 +36,10 @@ SOURCE_CSS = {
 RESOLVED_MARK = " \u2713 resolved"  # after a cell whose value the calibration meeting agreed
 FLAG_CSS = "color:#cf222e"
 NOWRAP_COLUMNS = ("submission", "name", "graded")
-WRAP_COLUMNS = ("waiting_for", "decision", "flags")  # free text: wraps at spaces, a long word broken
+# Free text wraps (at spaces, a long word broken), each column at least as wide as reads well; an empty cell takes
+# no room ("reviewer: line, line; ..." needs the most)
+WRAP_COLUMNS = {"waiting_for": "min-width:16em", "decision": "min-width:10em", "flags": "min-width:10em"}
 WRAP_CSS = {"white-space": "normal", "overflow-wrap": "break-word", "text-align": "left"}
-WAITING_CSS = "min-width:16em"  # "reviewer: line, line; ..." reads at a readable width (an empty cell takes none)
 # Each table scrolls sideways in a box of its own, its first column (the submission) kept in view. Without it a
 # table wider than the window looks cut off: the cell's whole output (every take-home's table) is one area whose
 # scrollbar, if any, sits below the last table. Inline, because JupyterLab's sanitiser keeps an allowed inline
@@ -111,8 +112,8 @@ def styled(
     styler = styler.apply(colours, axis=None).set_properties(subset=list(NOWRAP_COLUMNS), **{"white-space": "nowrap"})
     wrapped = [column for column in WRAP_COLUMNS if column in shown.columns]
     styler = styler.set_properties(subset=wrapped, **WRAP_CSS)
-    if "waiting_for" in shown.columns:
-        styler = styler.map(lambda text: WAITING_CSS if text else "", subset=["waiting_for"])
+    for column in wrapped:
+        styler = styler.map(lambda text, css=WRAP_COLUMNS[column]: css if text else "", subset=[column])
     headings = [
         {"selector": f"th.col{shown.columns.get_loc(column)}", "props": "text-align:left"} for column in wrapped
     ]
