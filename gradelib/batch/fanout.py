@@ -545,7 +545,8 @@ def _end_fork_server() -> None:
     the descriptor that keeps it alive and its socket are held only by `multiprocessing.forkserver._forkserver`,
     whose own `_stop` waits without a bound. Bounded here: a fork server that has not exited STOP_SECONDS after
     it was told (a worker's kernel that outlived its worker still holds its descriptor) is killed, so a stopped
-    batch ends promptly whatever else runs on the machine."""
+    batch ends promptly whatever else runs on the machine. Any process it forked that is still there (a worker
+    no pool knows of: a Ctrl+C in the middle of starting one) is killed first; none outlives the batch."""
     from multiprocessing import forkserver
 
     server = getattr(forkserver, "_forkserver", None)
@@ -556,6 +557,9 @@ def _end_fork_server() -> None:
         pid, alive = getattr(server, "_forkserver_pid", None), getattr(server, "_forkserver_alive_fd", None)
         if pid is None:
             return
+        for stray in _children(pid):
+            with contextlib.suppress(OSError):
+                os.kill(stray, signal.SIGKILL)
         if alive is not None:
             with contextlib.suppress(OSError):
                 os.close(alive)  # the server exits once this and every worker's copy are closed
@@ -569,6 +573,21 @@ def _end_fork_server() -> None:
                 os.unlink(address)
         # forgotten as CPython's `_stop` forgets it: the next pool of this process starts a new server
         server._forkserver_alive_fd = server._forkserver_pid = server._forkserver_address = None
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`, from /proc."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                    parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):  # ended meanwhile
+                continue
+            if parent == pid:
+                found.append(int(entry.name))
+    return found
 
 
 def _reaped(pid: int, seconds: float) -> bool:

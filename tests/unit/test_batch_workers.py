@@ -140,7 +140,7 @@ def test_a_stopped_batch_ends_every_worker_even_those_deaf_to_sigterm(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(fanout, "grade_parcel", _deaf_to_sigterm)
-    monkeypatch.setattr(fanout, "STOP_SECONDS", 0.5)
+    monkeypatch.setattr(fanout, "STOP_SECONDS", 2.0)  # time enough, on a busy machine, to hear of each kill
     jobs = [SimpleNamespace(parcel=SimpleNamespace(key=str(n), ready=str(tmp_path))) for n in range(3)]
     with pytest.raises(RuntimeError, match="stopped"), fanout._local_workers() as workers:
         workers._start(jobs, 2)  # type: ignore[arg-type]
@@ -173,12 +173,15 @@ def test_the_workers_fork_server_ends_with_the_batch_reaped_and_its_socket_remov
     assert not _running(worker)
 
 
-def _grades_for_two_minutes(_item: object) -> None:
-    """A grading that takes long (a slow submission), in place of `grade_parcel`."""
+def _grades_for_two_minutes(item: Any) -> None:
+    """A grading that takes long (a slow submission), in place of `grade_parcel`; says when it has started."""
+    (Path(item.ready) / "started").touch()
     time.sleep(120)
 
 
-def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Python runs signal handlers in the main thread only; the kernel may hand a Ctrl+C to any thread of the
     driver (a progress bar's, the pool's). The driver's wait must still end with KeyboardInterrupt soon."""
     monkeypatch.setattr(fanout, "grade_parcel", _grades_for_two_minutes)
@@ -187,7 +190,8 @@ def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(monkey
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def interrupt_this_thread() -> None:
-        time.sleep(8)  # the driver is waiting for its grading by then (its workers started)
+        _wait_for((tmp_path / "started").exists)  # the driver is waiting for its grading by then
+        time.sleep(1)
         signal.pthread_kill(threading.get_ident(), signal.SIGINT)
 
     helper = threading.Thread(target=interrupt_this_thread)
@@ -195,9 +199,19 @@ def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(monkey
     helper.start()
     try:
         with pytest.raises(KeyboardInterrupt), fanout._local_workers() as workers:
-            list(workers.run([SimpleNamespace(parcel=SimpleNamespace(key="a"))], 1))  # type: ignore[list-item]
+            list(workers.run([SimpleNamespace(parcel=SimpleNamespace(key="a", ready=str(tmp_path)))], 1))  # type: ignore[list-item]
     finally:
         helper.join()
         signal.signal(signal.SIGINT, previous)
-    assert time.monotonic() - started < 60, "stopped on the signal, not after the grading"  # a hang bound
+    assert time.monotonic() - started < 100, "stopped on the signal, not after the grading"  # a hang bound
     assert not any(w.is_alive() for w in workers.processes), "and its worker was ended"
+
+
+def test_a_worker_no_pool_knows_of_ends_with_the_fork_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Ctrl+C in the middle of a pool starting a worker leaves one the fork server forked but no pool holds."""
+    monkeypatch.delenv(fanout.ENV_WARM_WORKERS, raising=False)
+    with fanout._local_workers():
+        stray = multiprocessing.get_context("forkserver").Process(target=time.sleep, args=(120,))
+        stray.start()
+        assert stray.pid is not None and _running(stray.pid)
+    _wait_for(lambda: not _running(stray.pid or 0), 5)  # killed, not left running once its fork server is gone
