@@ -19,14 +19,13 @@ def main(argv: list[str]) -> int:
     """Grade the cohort, print the figures as JSON."""
     cohort, reports, jobs = Path(argv[0]), Path(argv[1]), int(argv[2])
     from gradelib import batch  # imported before the baseline, as the CLI would
-    from gradelib.batch.fanout import end_warm_workers
 
     baseline = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cpu_before = _cpu()
     started = time.perf_counter()
+    # the batch ends its workers and their fork server before it returns, so their CPU counts below
     outcomes = batch.grade([cohort], reports=reports, jobs=jobs, force=True)
     wall = time.perf_counter() - started
-    end_warm_workers()  # as the CLI does: the workers' fork server is waited for, so its CPU counts below
     own_usage = resource.getrusage(resource.RUSAGE_SELF)
     children_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     own, children = own_usage.ru_maxrss, children_usage.ru_maxrss

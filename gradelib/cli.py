@@ -300,7 +300,6 @@ def _deps(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from gradelib import batch
-    from gradelib.batch.fanout import end_warm_workers
     from gradelib.batch.preflight import preflight
 
     _settings(args)
@@ -333,7 +332,6 @@ def _grade(args: argparse.Namespace) -> int:
         return EXIT_SIGTERM if how == "SIGTERM" else EXIT_INTERRUPTED
     finally:
         progress.close()
-        end_warm_workers()
     counts = {status: sum(o.status == status for o in outcomes) for status in ("graded", "up_to_date", "error")}
     if outcomes and counts["up_to_date"] == len(outcomes):
         print(f"all {len(outcomes)} submissions are up to date (use --force to grade them again)")

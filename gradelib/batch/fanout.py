@@ -14,7 +14,8 @@ import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any, Literal
 
@@ -234,7 +235,8 @@ def grade(
     this process alone writes the reports and the gradebook. `notice` hears what is said
     once (a worker that takes no work, kernels that start fresh). A grading that runs past
     `grading_timeout` seconds (default: the take-home's own bound, `batch/deadline.py`) is
-    killed and recorded as an error.
+    killed and recorded as an error. The local processes, and the fork server they are forked
+    from, are started here and ended here however the batch ends: a caller has nothing to end.
     """
     paths_ = _Paths(Path(reports), Path(gradebook) if gradebook else Path(reports) / DEFAULT_PATH.name)
     found = staging.discover(list(paths))
@@ -253,8 +255,8 @@ def grade(
         client = stack.enter_context(_cluster_session(scheduler, notice)) if scheduler else None  # fail early
         if not scheduler:  # a kernel killed mid-grading (deadline, Ctrl+C) leaves its capped workspace mounted
             stack.callback(diskcap.sweep_stale)
-        if not scheduler and found:
-            _start_early(_warm_context())  # its imports overlap the staging and fingerprinting below
+        # started now, so the fork server's imports overlap the staging and fingerprinting below; ended on the way out
+        workers = stack.enter_context(_local_workers()) if not scheduler and found else None
         unbounded = None if scheduler else diskcap.unbounded_reason()
         if unbounded and notice:
             notice(f"disk use per grading is not bounded here ({unbounded})")
@@ -269,7 +271,7 @@ def grade(
         open_runs = {job.run_id: job for job in pending}
         said: set[str] = set()
         try:
-            for job, result in _run_all(pending, jobs, client, scheduler):
+            for job, result in _run_all(pending, jobs, client, workers, scheduler):
                 open_runs.pop(job.run_id, None)
                 report(_record(book, job, result, paths_))
                 for message in () if isinstance(result, BaseException) else result.notices:
@@ -391,41 +393,124 @@ def _cluster_session(scheduler: str, notice: Callable[[str], None] | None) -> It
 
 
 def _run_all(
-    pending: Sequence[_Job], jobs: int | None, client: Any, scheduler: str | None = None
+    pending: Sequence[_Job], jobs: int | None, client: Any, workers: _LocalWorkers | None, scheduler: str | None = None
 ) -> Iterator[tuple[_Job, Artifacts | BaseException]]:
     """Each job's artifacts (or the exception that killed its worker), in order of completion."""
     if not pending:
         return
-    by_key = {job.parcel.key: job for job in pending}
     if client is not None:
         from gradelib.batch import cluster
 
+        by_key = {job.parcel.key: job for job in pending}
         for item, result in cluster.run_parcels(client, [job.parcel for job in pending], scheduler or ""):
             yield by_key[item.key], result
         return
-    workers = max(1, min(jobs or default_jobs(), len(pending)))
-    pool = ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=_warm_context(),
-        initializer=adopt,
-        initargs=(dict(os.environ), os.getcwd(), list(sys.path)),
-    )
+    if workers is None:
+        raise ValueError("local gradings need the batch's workers (_local_workers)")
+    yield from workers.run(pending, jobs)
+
+
+@dataclass
+class _ForkServerUsers:
+    """The fork server is one per process: the batches using it are counted, so the last one ends it."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)  # also held while a pool starts (`_start`)
+    batches: int = 0
+
+
+_USERS = _ForkServerUsers()
+
+
+@contextlib.contextmanager
+def _local_workers() -> Iterator[_LocalWorkers]:
+    """The batch's local workers, started here and ended here whatever way the batch ends (it returns,
+    raises, is stopped by Ctrl+C or SIGTERM): the pool's processes first, then the fork server they were
+    forked from (by the last batch of this process that uses it). Each end is bounded (`_LocalWorkers.stop`,
+    `_end_fork_server`); no caller has anything left to end."""
+    context = _warm_context()
+    with _USERS.lock:
+        _USERS.batches += 1
+        _start_early(context)
     try:
-        futures: dict[Future[Artifacts], _Job] = {pool.submit(grade_parcel, job.parcel): job for job in pending}
-        while futures:
-            # Woken at least every WAKE_SECONDS: a Ctrl+C or SIGTERM another thread of this process received is
-            # acted on then (Python runs signal handlers in the main thread only, between bytecodes), not when
-            # the next grading ends, which may be half an hour away.
-            done, _ = wait(futures, timeout=WAKE_SECONDS, return_when=FIRST_COMPLETED)
-            for future in done:
-                error = future.exception()
-                # popped: a finished future holds its artifacts (notebook, HTML), which must not stay for the whole
-                # batch
-                yield futures.pop(future), error if error is not None else future.result()
-    except BaseException:  # stopped (Ctrl+C, SIGTERM, a full reports folder): no grading goes on behind it
-        _stop(pool)
-        raise
-    pool.shutdown(wait=True)
+        workers = _LocalWorkers(context)
+        try:
+            yield workers
+            workers.finish()
+        finally:
+            workers.stop()  # nothing left to do after `finish`; after a failure, the workers are ended now
+    finally:
+        with _USERS.lock:
+            _USERS.batches -= 1
+            if not _USERS.batches and context.get_start_method() == "forkserver":
+                _end_fork_server()
+
+
+class _LocalWorkers:
+    """The processes that grade a batch on this machine: a pool forked warm (`_warm_context`), with a handle
+    of our own on each of its processes. Started by `run`, ended by `_local_workers`."""
+
+    def __init__(self, context: multiprocessing.context.BaseContext) -> None:
+        self.context = context
+        self.pool: ProcessPoolExecutor | None = None
+        self.processes: list[BaseProcess] = []
+
+    def run(self, pending: Sequence[_Job], jobs: int | None) -> Iterator[tuple[_Job, Artifacts | BaseException]]:
+        """Each job's artifacts (or the exception that killed its worker), in order of completion."""
+        futures = self._start(pending, max(1, min(jobs or default_jobs(), len(pending))))
+        try:
+            while futures:
+                # Woken at least every WAKE_SECONDS: a Ctrl+C or SIGTERM another thread of this process received is
+                # acted on then (Python runs signal handlers in the main thread only, between bytecodes), not when
+                # the next grading ends, which may be half an hour away.
+                done, _ = wait(futures, timeout=WAKE_SECONDS, return_when=FIRST_COMPLETED)
+                for future in done:
+                    error = future.exception()
+                    # popped: a finished future holds its artifacts (notebook, HTML), which must not stay for the
+                    # whole batch
+                    yield futures.pop(future), error if error is not None else future.result()
+        except BaseException:  # stopped (Ctrl+C, SIGTERM, a full reports folder): no grading goes on behind it
+            self.stop()
+            raise
+
+    def _start(self, pending: Sequence[_Job], workers: int) -> dict[Future[Artifacts], _Job]:
+        """The pool, every job submitted to it, and a handle on each process it started for them."""
+        with _USERS.lock:  # another batch of this process starting its pool now would mix its processes with ours
+            before = set(multiprocessing.active_children())
+            self.pool = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=self.context,
+                initializer=adopt,
+                initargs=(dict(os.environ), os.getcwd(), list(sys.path)),
+            )
+            try:
+                return {self.pool.submit(grade_parcel, job.parcel): job for job in pending}
+            finally:
+                # The pool starts its processes as work is submitted (one per submission until it has `workers`)
+                # and no more later: each is a child of this process, here by now, and ours to end.
+                self.processes = [child for child in multiprocessing.active_children() if child not in before]
+
+    def finish(self) -> None:
+        """Wait for the pool's processes to exit once their work is done."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+
+    def stop(self) -> None:
+        """End the pool's processes now; what each started (kernels, sandboxed runs) ends with it.
+
+        Every process is asked at once and they share one deadline: a stop takes at most twice
+        STOP_SECONDS, however many workers there are and however busy the machine is."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        for ask in ("terminate", "kill"):
+            if not any(child.is_alive() for child in self.processes):
+                return
+            for child in self.processes:
+                if child.is_alive():
+                    with contextlib.suppress(OSError):
+                        getattr(child, ask)()
+            deadline = time.monotonic() + STOP_SECONDS
+            for child in self.processes:
+                child.join(max(0.0, deadline - time.monotonic()))
 
 
 def _warm_context() -> multiprocessing.context.BaseContext:
@@ -453,15 +538,19 @@ def _start_early(context: multiprocessing.context.BaseContext) -> None:
         return
 
 
-def end_warm_workers() -> None:
-    """Stop the fork server this process's workers were forked from and wait for it (its workers' CPU and
-    memory then count as this process's children's); the next batch in this process starts a new one.
+def _end_fork_server() -> None:
+    """Stop the fork server the batch's workers were forked from and reap it (its workers' CPU and memory then
+    count as this process's children's); the next batch of this process starts a new one.
 
-    Bounded: a fork server that has not exited STOP_SECONDS after it was told (a worker it forked still
-    holds its descriptor) is killed, so a stopped batch exits promptly whatever else runs on the machine."""
+    The one place the kit reaches into CPython's internals, because nothing public stops this server: its pid,
+    the descriptor that keeps it alive and its socket are held only by `multiprocessing.forkserver._forkserver`,
+    whose own `_stop` waits without a bound. Bounded here: a fork server that has not exited STOP_SECONDS after
+    it was told (a worker's kernel that outlived its worker still holds its descriptor) is killed, so a stopped
+    batch ends promptly whatever else runs on the machine. Any process it forked that is still there (a worker
+    no pool knows of: a Ctrl+C in the middle of starting one) is killed first; none outlives the batch."""
     from multiprocessing import forkserver
 
-    server = getattr(forkserver, "_forkserver", None)  # CPython's own; its `_stop` waits without a bound
+    server = getattr(forkserver, "_forkserver", None)
     lock = getattr(server, "_lock", None)
     if server is None or lock is None:
         return
@@ -469,6 +558,9 @@ def end_warm_workers() -> None:
         pid, alive = getattr(server, "_forkserver_pid", None), getattr(server, "_forkserver_alive_fd", None)
         if pid is None:
             return
+        for stray in _children(pid):
+            with contextlib.suppress(OSError):
+                os.kill(stray, signal.SIGKILL)
         if alive is not None:
             with contextlib.suppress(OSError):
                 os.close(alive)  # the server exits once this and every worker's copy are closed
@@ -484,6 +576,21 @@ def end_warm_workers() -> None:
         server._forkserver_alive_fd = server._forkserver_pid = server._forkserver_address = None
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is `pid`, from /proc."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                    parent = int(handle.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):  # ended meanwhile
+                continue
+            if parent == pid:
+                found.append(int(entry.name))
+    return found
+
+
 def _reaped(pid: int, seconds: float) -> bool:
     """Wait up to `seconds` for child `pid` to exit and reap it; True once it is gone."""
     deadline = time.monotonic() + seconds
@@ -497,22 +604,3 @@ def _reaped(pid: int, seconds: float) -> bool:
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.05)
-
-
-def _stop(pool: ProcessPoolExecutor) -> None:
-    """End the pool's workers now; what each started (fork server, kernels, sandboxed runs) ends with it.
-
-    Every worker is asked at once and they share one deadline: a stop takes at most twice STOP_SECONDS,
-    however many workers there are and however busy the machine is."""
-    workers = list((getattr(pool, "_processes", None) or {}).values())  # the pool's own, not every child of ours
-    pool.shutdown(wait=False, cancel_futures=True)
-    for ask in ("terminate", "kill"):
-        for child in workers:
-            if child.is_alive():
-                with contextlib.suppress(OSError):
-                    getattr(child, ask)()
-        deadline = time.monotonic() + STOP_SECONDS
-        for child in workers:
-            child.join(max(0.0, deadline - time.monotonic()))
-        if not any(child.is_alive() for child in workers):
-            return

@@ -35,8 +35,29 @@ SOURCE_CSS = {
 }
 RESOLVED_MARK = " \u2713 resolved"  # after a cell whose value the calibration meeting agreed
 FLAG_CSS = "color:#cf222e"
-CAPTION_CSS = "caption-side: bottom; text-align: left; font-size: 85%; color: #57606a"
 NOWRAP_COLUMNS = ("submission", "name", "graded")
+# Free text wraps (at spaces, a long word broken), each column at least as wide as reads well; an empty cell takes
+# no room ("reviewer: line, line; ..." needs the most)
+WRAP_COLUMNS = {"waiting_for": "min-width:16em", "decision": "min-width:10em", "flags": "min-width:10em"}
+WRAP_CSS = {"white-space": "normal", "overflow-wrap": "break-word", "text-align": "left"}
+# Each table scrolls sideways in a box of its own, its first column (the submission) kept in view. Without it a
+# table wider than the window looks cut off: the cell's whole output (every take-home's table) is one area whose
+# scrollbar, if any, sits below the last table. Inline, because JupyterLab's sanitiser keeps an allowed inline
+# style where it drops a <style> block (an untrusted notebook's outputs): the scroll stays where the sticky
+# column and the colours go.
+SCROLL_CSS = "overflow-x:auto;max-width:100%"
+STICKY_CSS = (
+    "position:sticky;left:0;z-index:1;background-color:var(--jp-layout-color0, #fff);"
+    "box-shadow:inset -1px 0 0 var(--jp-border-color2, #d0d7de)"
+)
+# the zebra stripe of odd rows, drawn over the sticky cell's opaque background
+STRIPE_CSS = "background-image:linear-gradient(var(--jp-rendermime-table-row-background, #f5f5f5) 0 0)"
+LEGEND = (
+    "Green, \u2713 resolved: the value the calibration meeting agreed. Bold: the reviewers' consensus (mean of"
+    " their current scores, with the nearest tier); grey italic: the kit's; -: no score yet. Waiting for: who"
+    " still has to score which line."
+)
+LEGEND_CSS = "text-align:left;font-size:85%;color:#57606a;margin:2px 0 12px"
 HIDDEN_IN_VIEW = ("status", *COUNT_COLUMNS)  # the flags text says the same; the CSV keeps them for sorting
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")  # a spreadsheet would run these as formulas
 HEADERS = {
@@ -60,6 +81,7 @@ def styled(
 
     Line columns are headed by the rubric's titles and show tier words beside the mean;
     status and the flag counts are hidden (the flags text says the same); `sort_by` any column.
+    The first column stays in view when the table scrolls sideways (`scrolling`); free text wraps.
     """
     if sort_by:
         table = table.sort_values(sort_by, ascending=ascending, na_position="last", kind="stable")
@@ -88,13 +110,26 @@ def styled(
     styler = styler.format_index(lambda c: headers.get(c, c), escape="html", axis=1)
     styler = styler.hide(subset=list(HIDDEN_IN_VIEW), axis="columns")
     styler = styler.apply(colours, axis=None).set_properties(subset=list(NOWRAP_COLUMNS), **{"white-space": "nowrap"})
-    if "waiting_for" in shown.columns:  # reviewer: line, line; ... reads at a readable width
-        styler = styler.set_properties(subset=["waiting_for"], **{"min-width": "16em", "text-align": "left"})
-    styler = styler.set_table_styles([{"selector": "caption", "props": CAPTION_CSS}])
-    return styler.set_caption(
-        "Green, \u2713 resolved: the value the calibration meeting agreed. Bold: the reviewers' consensus (mean of"
-        " their current scores, with the nearest tier); grey italic: the kit's; -: no score yet. Waiting for: who"
-        " still has to score which line."
+    wrapped = [column for column in WRAP_COLUMNS if column in shown.columns]
+    styler = styler.set_properties(subset=wrapped, **WRAP_CSS)
+    for column in wrapped:
+        styler = styler.map(lambda text, css=WRAP_COLUMNS[column]: css if text else "", subset=[column])
+    headings = [
+        {"selector": f"th.col{shown.columns.get_loc(column)}", "props": "text-align:left"} for column in wrapped
+    ]
+    return styler.set_table_styles(
+        [
+            {"selector": "th:first-child, td:first-child", "props": STICKY_CSS},
+            {"selector": "tbody tr:nth-child(odd) td:first-child", "props": STRIPE_CSS},
+            *headings,  # above their text, which reads from the left
+        ]
+    )
+
+
+def scrolling(table: str) -> str:
+    """A table in a box of its own that scrolls sideways (SCROLL_CSS), the legend below it in view."""
+    return (
+        f'<div class="gl-scroll" style="{SCROLL_CSS}">{table}</div><p style="{LEGEND_CSS}">{html_visible(LEGEND)}</p>'
     )
 
 
@@ -109,7 +144,7 @@ def tables_view(cohort: Cohort) -> Html:
             continue  # a take-home the kit does not know: its submissions are in the table of refusals
         others = [c for c in line_columns(cohort.table) if c not in {line.id for line in lines}]
         part = part.drop(columns=["takehome", *others, *(c + SOURCE_SUFFIX for c in others)])
-        parts.append(f"<h3>{html_visible(takehome)}</h3>{styled(part, rubric_lines=lines).to_html()}")
+        parts.append(f"<h3>{html_visible(takehome)}</h3>{scrolling(styled(part, rubric_lines=lines).to_html())}")
         text.append(f"{takehome}: {len(part)} submission(s)")
     refused = [e for e in cohort.entries if is_refused(e)]
     if refused:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import csv
+import html
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -16,13 +18,14 @@ from matplotlib.figure import Figure
 from gradelib.cohort import agreement, demo, drawing
 from gradelib.cohort import charts as cohortcharts
 from gradelib.cohort.table import Cohort, load
-from gradelib.cohort.view import export_table, styled, tables_view
+from gradelib.cohort.view import LEGEND, export_table, styled, tables_view
 from gradelib.display.render import Html
 from gradelib.errors import GradelibError
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook import store as gradebook_module
 
 HOSTILE = "erin<script>alert(1)</script>"
+LEGEND_TEXT = html.escape(LEGEND)
 HOSTILE_ERROR = '<img src=x onerror="alert(2)"> broke the kit\nsecond line'
 
 
@@ -279,6 +282,16 @@ def test_styled_table_escapes_candidate_text_and_marks_sources(cohort: Cohort) -
     assert ">80.0<" in html and ">5.5<" in html
     view = tables_view(cohort).body
     assert view.index("<h3>payments</h3>") < view.index("<h3>replay</h3>")
+
+
+def test_each_cohort_table_scrolls_in_its_own_box_with_its_first_column_kept(cohort: Cohort) -> None:
+    view = tables_view(cohort).body
+    boxes = re.findall(r'<div class="gl-scroll" style="([^"]*)"><style type="text/css">(.*?)</style>', view, re.S)
+    assert len(boxes) == 2, "one box per take-home's table"
+    for inline, css in boxes:
+        assert "overflow-x:auto" in inline, "inline, where JupyterLab's sanitiser keeps it in an untrusted notebook"
+        assert re.search(r"th:first-child \{\s*position: sticky;\s*left: 0;", css)
+    assert view.count(LEGEND_TEXT) == 2 and "<caption>" not in view, "the legend below the box, not scrolled with it"
 
 
 def test_export_csv_round_trips_and_defuses_formulas(cohort: Cohort, tmp_path: Path) -> None:
