@@ -68,6 +68,18 @@ def _reviewer_secret(monkeypatch: pytest.MonkeyPatch) -> str:
     return secret
 
 
+@pytest.fixture(autouse=True)
+def _kit_settings_restored() -> Iterator[None]:
+    """`gradelib.cli.main` exports its settings into os.environ (the kernels it starts inherit them): what a
+    test's command set there is undone after it, so no later test grades against an index or a cache
+    folder that test made (and removed)."""
+    before = {name: value for name, value in os.environ.items() if name.startswith("GRADELIB_")}
+    yield
+    for name in [name for name in os.environ if name.startswith("GRADELIB_") and name not in before]:
+        del os.environ[name]
+    os.environ.update(before)
+
+
 def processes_matching(marker: str) -> list[int]:
     """PIDs whose command line contains marker."""
     found = []
