@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -120,6 +121,17 @@ def pep508(reader: Reader, file: str, line: int | None, text: str) -> Declared |
         reader.refuse(file, line, text, "a direct URL requirement (name @ url): only packages from the package index")
         return None
     return Declared("python", file, line, requirement.name, str(requirement))
+
+
+def normal_name(name: str) -> str:
+    """A distribution name as PEP 503 compares it (`Typing_Extensions` and `typing-extensions` are one)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def some_of(texts: Sequence[str], shown: int = 8) -> str:
+    """The first `shown` of `texts`, and how many more: `a, b, c and 4 more`."""
+    more = f" and {len(texts) - shown} more" if len(texts) > shown else ""
+    return ", ".join(texts[:shown]) + more
 
 
 def line_of(data: bytes | str, text: str) -> int | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from gradelib.environment import cache, nodeinstall, npm, pyinstall, pysetup, tools, toolsetup, uvtool
 from gradelib.environment.declaration import Declaration, read_declaration
-from gradelib.environment.declared import Declared
+from gradelib.environment.declared import Declared, some_of
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, Mounts
@@ -232,9 +232,8 @@ def _installed(
 
 def _offline(exc: Exception, wanted: Sequence[Declared]) -> str:
     """What an offline grading lacks, named (the installer's own words follow)."""
-    names = ", ".join(f"{d.name} {d.spec}".strip() if d.ecosystem == "node" else d.spec for d in wanted[:8])
-    more = f" and {len(wanted) - 8} more" if len(wanted) > 8 else ""
-    return f"offline, and the cache lacks {names}{more} (run `gradelib deps fetch` while online): {exc}"
+    names = some_of([f"{d.name} {d.spec}".strip() if d.ecosystem == "node" else d.spec for d in wanted])
+    return f"offline, and the cache lacks {names} (run `gradelib deps fetch` while online): {exc}"
 
 
 def python_shims(settings: InstallSettings) -> Path:

@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path, PurePosixPath
 
+from gradelib.environment.declared import normal_name
 from gradelib.environment.project import NOT_SOURCE
 
 MAX_ROOTS = 4
@@ -17,17 +18,13 @@ def project_files(venv: Path, name: str | None) -> tuple[str | None, list[str], 
     """(`name version`, console scripts, top-level importable names) of the project's distribution in
     `venv`: the one installed from a local folder (PEP 610's `dir_info`), by `name` when it declares one."""
     sites = [str(site) for site in venv.glob("lib/python*/site-packages")]
-    wanted = _normal(name or "")
+    wanted = normal_name(name or "")
     for dist in importlib.metadata.distributions(path=sites):
         found = str(dist.metadata["Name"] or "")
-        if (wanted and _normal(found) == wanted) or (not wanted and _from_folder(dist)):
+        if (wanted and normal_name(found) == wanted) or (not wanted and _from_folder(dist)):
             scripts = sorted(ep.name for ep in dist.entry_points if ep.group == "console_scripts")
             return f"{found} {dist.version}", scripts, _top_level(dist)
     return None, [], []
-
-
-def _normal(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
 
 
 def _from_folder(dist: importlib.metadata.Distribution) -> bool:

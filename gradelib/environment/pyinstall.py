@@ -20,10 +20,11 @@ from typing import Any
 from gradelib.environment import buildsystem, tools, toolsetup
 from gradelib.environment.cache import Manifest
 from gradelib.environment.declaration import PythonDeclaration
+from gradelib.environment.declared import normal_name, some_of
 from gradelib.environment.projectfiles import editable_roots, project_files
 from gradelib.environment.pysetup import installed
 from gradelib.environment.settings import InstallSettings
-from gradelib.environment.uvtool import OPT_IN, index_options, interpreter_version
+from gradelib.environment.uvtool import index_options, interpreter_version, wheels_only
 from gradelib.errors import InstallError
 
 VENV = "python"
@@ -108,8 +109,8 @@ def build(
         said = done["failed"][-1]["tail"]
         why = f"building {label} with its build backend {project.system.backend} failed: {said}"
         raise InstallError("python", why, subject="")
-    declared = {_normal(r.name) for r in declaration.requirements}
-    packages = tuple(p for p in installed(venv) if _normal(p[0]) not in SEED or _normal(p[0]) in declared)
+    declared = {normal_name(r.name) for r in declaration.requirements}
+    packages = tuple(p for p in installed(venv) if normal_name(p[0]) not in SEED or normal_name(p[0]) in declared)
     record = _project_record(declaration, venv, Path(source) if source else None, done)
     setup = {
         "tool": "uv", "version": uv.version, "version_from": "the kit", "why": _why(declaration),
@@ -130,20 +131,12 @@ def _shown(argv: list[str], folder: Path) -> str:
     return " ".join(argv).replace(str(folder / INPUTS), "<inputs>").replace(str(folder), "<python-env>")
 
 
-def _normal(name: str) -> str:
-    return name.lower().replace("_", "-").replace(".", "-")
-
-
 def _hint(reason: str, declaration: PythonDeclaration, settings: InstallSettings) -> str:
     """uv's words, what it was installing when it was stopped, and what the reviewer can do when a
     package has no wheel."""
-    if ("no usable wheels" in reason or "--no-build" in reason) and not settings.build_source:
-        return f"{reason} (the kit installs wheels only: a package that must be built from source is refused; {OPT_IN})"
-    if "took longer than" in reason:
-        wanted = [r.spec for r in declaration.requirements]
-        more = f" and {len(wanted) - 8} more" if len(wanted) > 8 else ""
-        return f"{reason} (installing {', '.join(wanted[:8])}{more})" if wanted else reason
-    return reason
+    if "took longer than" in reason and declaration.requirements:
+        return f"{reason} (installing {some_of([r.spec for r in declaration.requirements])})"
+    return reason + wheels_only(reason, build=settings.build_source)
 
 
 def _inputs(folder: Path, declaration: PythonDeclaration) -> Path:

@@ -8,7 +8,6 @@ import re
 import shutil
 import subprocess
 
-from gradelib.environment.capped import Capped, size_text
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 
@@ -62,16 +61,11 @@ def index_options(settings: InstallSettings) -> list[str]:
     return [*options, "--offline"] if settings.offline else options
 
 
-def raise_for(done: Capped, settings: InstallSettings, what: str = "") -> None:
-    """InstallError for an installer run that went over a cap or failed."""
-    prefix = f"{what}: " if what else ""
-    if done.over_time:
-        raise InstallError("python", f"{prefix}install took longer than {settings.max_seconds:.0f} s: stopped")
-    if done.over_size:
-        raise InstallError("python", f"{prefix}the environment grew past {size_text(settings.max_bytes)}: stopped")
-    if done.code != 0:
-        why = reason(done.output, offline=settings.offline, build=settings.build_source)
-        raise InstallError("python", prefix + why)
+def wheels_only(output: str, *, build: bool) -> str:
+    """What the reviewer can do about a package uv refused for want of a wheel (`""` for anything else)."""
+    if ("no usable wheels" in output or "--no-build" in output) and not build:
+        return f" (the kit installs wheels only: a package that must be built from source is refused; {OPT_IN})"
+    return ""
 
 
 def reason(output: str, *, offline: bool = False, build: bool = False) -> str:
@@ -79,8 +73,7 @@ def reason(output: str, *, offline: bool = False, build: bool = False) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     wanted = [line for line in lines if ERROR_LINE.match(line)] or lines[-3:]
     text = " ".join(wanted)[:600] or "the installer failed without saying why"
-    if ("no usable wheels" in output or "--no-build" in output) and not build:
-        text += f" (the kit installs wheels only: a package that must be built from source is refused; {OPT_IN})"
+    text += wheels_only(output, build=build)
     if re.search(r"(dns|connect|network|timed out|failed to fetch)", output, re.I) and not offline:
         text += " (registry unreachable?)"
     return text
