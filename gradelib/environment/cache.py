@@ -81,8 +81,30 @@ def write_manifest(folder: Path, manifest: Manifest) -> None:
 
 
 def readable(folder: Path) -> None:
-    """Everything in the environment readable (and nothing writable) by the sandbox's user."""
-    subprocess.run(["chmod", "-R", "a+rX,go-w", str(folder)], capture_output=True, check=False)
+    """Everything in the environment readable (and nothing writable) by the sandbox's user, and no
+    set-id bit a setup left (what it made is owned by the kit once adopted)."""
+    subprocess.run(["chmod", "-R", "a+rX,go-w,ug-s", str(folder)], capture_output=True, check=False)
+
+
+def adopt(made: Path, target: Path) -> None:
+    """Take what a setup made in the sandbox's workspace (another file system) into the cache at `target`,
+    which must not exist: one native copy, links kept as links and never followed, modes and times kept
+    (compiled bytecode stays valid), owned by the kit. The workspace drops the original with the sandbox.
+    Raises OSError with cp's words."""
+    if target.exists() or target.is_symlink():
+        raise FileExistsError(f"{target} exists")
+    argv = ["cp", "-R", "--no-dereference", "--preserve=mode,timestamps,links", "--", str(made), str(target)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise OSError(f"could not keep the environment: {done.stderr.strip()[-400:]}")
+    readable(target)
+
+
+def discard(folder: Path) -> None:
+    """Remove a folder a setup wrote (however it left its modes), never following a link out of it."""
+    if folder.exists() or folder.is_symlink():
+        subprocess.run(["chmod", "-R", "u+rwX", str(folder)], capture_output=True, check=False)
+        subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], capture_output=True, check=False)
 
 
 @contextlib.contextmanager
@@ -102,7 +124,6 @@ def fresh_folder(cache_dir: Path, key: str) -> Path:
     _mkdir(Path(cache_dir) / ENVS)
     os.chmod(Path(cache_dir) / ENVS, 0o755)
     folder = env_folder(cache_dir, key)
-    if folder.exists() or folder.is_symlink():
-        subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], capture_output=True, check=False)
+    discard(folder)
     folder.mkdir(mode=0o755)
     return folder

@@ -10,14 +10,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import tools, toolsetup
+from gradelib.environment import cache, tools, toolsetup
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import NODE_MODULES
@@ -145,7 +144,7 @@ def run(
         modules = copy / NODE_MODULES
         if not modules.is_dir() or modules.is_symlink():
             raise InstallError("node", f"{setup.tool} {setup.version} succeeded but made no node_modules")
-        shutil.move(str(modules), str(target / NODE_MODULES))
+        cache.adopt(modules, target / NODE_MODULES)
 
     try:
         (source / "package.json").write_text(text, encoding="utf-8")
@@ -157,7 +156,7 @@ def run(
             doing=f" from {setup.lockfile or 'package.json'}",
         )  # fmt: skip
     finally:
-        shutil.rmtree(source, ignore_errors=True)
+        cache.discard(source)
     return setup.to_dict(registry) | done | ({"note": note} if note else {})
 
 

@@ -210,7 +210,11 @@ def _obtain(
             return _installed(ecosystem, folder, manifest, settings, hit=True, seconds=0.0)
         folder = cache.fresh_folder(settings.cache_dir, key)
         started = time.monotonic()
-        manifest = build(folder, key)
+        try:
+            manifest = build(folder, key)
+        except BaseException:
+            cache.discard(folder)  # a failed setup leaves nothing on the kit's disk
+            raise
         cache.write_manifest(folder, manifest)
         seconds = round(time.monotonic() - started, 2)
         return _installed(ecosystem, folder, manifest, settings, hit=False, seconds=seconds)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from gradelib.environment import buildsystem, tools, toolsetup
-from gradelib.environment.cache import Manifest
+from gradelib.environment.cache import Manifest, adopt
 from gradelib.environment.declaration import PythonDeclaration
 from gradelib.environment.declared import normal_name, some_of
 from gradelib.environment.projectfiles import editable_roots, project_files
@@ -90,7 +90,7 @@ def build(
     def collect(_: Path, out: Path | None) -> None:
         if out is None or not (out / "bin" / "python").exists():
             raise InstallError("python", f"uv {uv.version} succeeded but made no virtualenv")
-        shutil.move(str(out), str(venv))
+        adopt(out, venv)
 
     env = {"UV_CACHE_DIR": UV_CACHE, "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1"}
     argv = commands(declaration, settings, venv, inputs)

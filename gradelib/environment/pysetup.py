@@ -15,13 +15,12 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import re
-import shutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import toolpin, tools, toolsetup
+from gradelib.environment import cache, toolpin, tools, toolsetup
 from gradelib.environment.declared import Reader
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
@@ -221,7 +220,7 @@ def run(setup: PythonSetup, root: Path, folder: Path, settings: InstallSettings)
         if out is None or venv is None:
             raise InstallError("python", f"{setup.tool} {setup.version} succeeded but made no environment")
         made.append(venv)
-        shutil.move(str(out), str(target))
+        cache.adopt(out, target)
 
     env = setup.env(settings, provisioned.root)
     done = toolsetup.run(

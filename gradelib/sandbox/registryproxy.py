@@ -126,6 +126,7 @@ class RegistryProxy:
                     continue
                 except OSError:
                     return
+                client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see _relay
                 with self._lock:
                     open_sockets.add(client)
                 threading.Thread(target=self._handle, args=(client, open_sockets), daemon=True).start()
@@ -136,6 +137,8 @@ class RegistryProxy:
             yield self
         finally:
             stop.set()
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)  # wakes the waiting accept: a setup's command ends without a wait
             thread.join()
             sock.close()  # the proxy's, as a kit server's socket is
             with self._lock:
@@ -242,7 +245,9 @@ class RegistryProxy:
         last: OSError | None = None
         for address in addresses:
             try:
-                return socket.create_connection((address, port), timeout=CONNECT_SECONDS)
+                upstream = socket.create_connection((address, port), timeout=CONNECT_SECONDS)
+                upstream.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see _relay
+                return upstream
             except OSError as exc:
                 last = exc
         raise last or OSError(f"no address for {host}")
@@ -269,7 +274,10 @@ def _read_head(client: socket.socket) -> bytes | None:
 
 
 def _relay(client: socket.socket, upstream: socket.socket) -> None:
-    """Carry bytes both ways until either side closes or the tunnel is idle IDLE_SECONDS."""
+    """Carry bytes both ways until either side closes or the tunnel is idle IDLE_SECONDS.
+
+    Both sockets are TCP_NODELAY: a relay passes on small writes (a TLS handshake's, a request's) as they
+    come, and Nagle's algorithm would hold each behind the peer's delayed ACK, about 40 ms a request."""
     client.setblocking(False)
     upstream.setblocking(False)
     other = {client: upstream, upstream: client}

@@ -216,6 +216,7 @@ def test_install_caps_stop_the_installer(tmp_path: Path, settings: InstallSettin
     small = settings.with_changes(cache_dir=tmp_path / "c1", max_bytes=64 * 1024)
     env = prepare(root, small)
     assert env.error and "grew past" in env.error
+    assert not list((tmp_path / "c1" / "envs").iterdir()), "a failed setup leaves nothing in the cache"
     npm_root = write_tree(
         tmp_path / "npm",
         {"package.json": '{"name": "sub", "devDependencies": {"is-number": "7.0.0"}}',

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
-from gradelib.sandbox import Sandbox
+from gradelib.sandbox import Sandbox, registryproxy
 from gradelib.sandbox.registryproxy import RegistryProxy, registry_hosts
 
 
@@ -110,6 +110,26 @@ def test_a_tunnel_to_an_allowed_host_carries_bytes_and_the_rest_is_refused_and_l
         "exfil.example: not a configured registry",
         f"127.0.0.1:{allowed}: POST: only HTTPS tunnels go out",
     ]
+
+
+def test_a_tunnel_passes_small_writes_on_at_once_both_ways(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TCP_NODELAY on both ends of a tunnel: a TLS handshake's and a request's small writes are not held
+    behind the peer's delayed ACK (about 40 ms a request through the proxy, measured, before)."""
+    seen: list[tuple[int, int]] = []
+    relay = registryproxy._relay
+
+    def watched(client: socket.socket, upstream: socket.socket) -> None:
+        option = (socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        seen.append((client.getsockopt(*option), upstream.getsockopt(*option)))
+        relay(client, upstream)
+
+    monkeypatch.setattr(registryproxy, "_relay", watched)
+    with _echo_server() as allowed:
+        proxy = RegistryProxy([f"127.0.0.1:{allowed}"])
+        with _proxy(proxy) as port:
+            status, echoed = _ask(port, f"CONNECT 127.0.0.1:{allowed} HTTP/1.1\r\n\r\n".encode(), b"hi")
+    assert (status, echoed) == (b"HTTP/1.1 200 Connection Established", b"HI")
+    assert len(seen) == 1 and all(seen[0]), seen
 
 
 def test_a_registry_configured_at_an_http_address_is_read_with_plain_requests_one_per_connection() -> None:
