@@ -167,16 +167,20 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         cpus: Sequence[int] | None = None,
         hostname: str = "sandbox",
         machine: Path | None = None,
+        log_connections: bool = True,
     ) -> RunResult:
         """Run `argv` in the copy `cwd` and report what happened. Never raises for candidate faults.
 
         `machine` (from `machine()`) is the HOME, TMPDIR and /tmp of an earlier run: a process
-        restarted on the same machine. Without it every run gets its own.
+        restarted on the same machine. Without it every run gets its own. Without `log_connections`
+        the command is not run under strace (which stops it at every socket write): for a run whose
+        only way out is a kit server that keeps its own account (a setup's registry proxy).
         """
         scratch = machine if machine is not None else self.machine()
         isolate = self.isolate and runcall.refused() is None
         call = runcall.Call(self, argv, cwd, scratch, env or {}, limits, services, trace_files, umask, cpus, hostname)
         call.keeps_machine = machine is not None
+        call.log_connections = log_connections
         result = call.start(isolate, stop_when)
         if result is None:  # namespaces refused: say so, run without them
             runcall.refuse(call.refusal)

@@ -53,6 +53,19 @@ def test_network_is_off_and_every_attempt_is_logged_with_its_host(sub: Path) -> 
     assert "api.example.com" in result.dns_names
 
 
+@pytest.mark.skipif(tool("strace") is None, reason="compares a run under strace with one without")
+def test_a_run_whose_connections_are_not_logged_runs_without_strace_and_keeps_its_exit_status(sub: Path) -> None:
+    argv = ["sh", "-c", "python3 net.py; grep TracerPid /proc/$$/status; exit 3"]
+    with Sandbox(sub) as box:
+        logged = box.run(argv, box.copy("a"))
+        quiet = box.run(argv, box.copy("b"), log_connections=False)
+    assert logged.traced and logged.exit_code == 3 and "TracerPid:\t0" not in logged.stdout
+    assert any(c.address == "1.1.1.1" for c in logged.connections)
+    assert not quiet.traced and quiet.exit_code == 3 and "TracerPid:\t0" in quiet.stdout
+    assert "Network is unreachable" in quiet.stdout and quiet.connections == ()
+    assert not any("strace" in note for note in quiet.notes), "not logging was asked for: nothing to excuse"
+
+
 def test_reviewer_secrets_do_not_reach_the_candidate(sub: Path, _reviewer_secret: str) -> None:
     assert os.environ["OPENAI_API_KEY"] == _reviewer_secret
     with Sandbox(sub) as box:
