@@ -73,6 +73,14 @@ class NodeSetup:
             "SKIP_YARN_COREPACK_CHECK": "1", "COREPACK_ENABLE_STRICT": "0",
         }  # fmt: skip
 
+    def direct(self) -> dict[str, str] | None:
+        """For yarn 1, the variables that keep it off the proxy for the registries (its tunnel agent opens a
+        tunnel, and a TLS handshake, per package): it reaches them through their passages
+        (`toolsetup.run`), keeping its connections alive. None for the others, which do through the proxy."""
+        if self.tool != "yarn":
+            return None
+        return {"npm_config_https_proxy": "", "npm_config_proxy": ""}  # then yarn reads HTTPS_PROXY and NO_PROXY
+
     def to_dict(self, registry: str) -> dict[str, Any]:
         """The report's account of the setup: tool, version, why that version, the command."""
         return {
@@ -153,7 +161,7 @@ def run(
         argv, env = setup.argv(registry), setup.env(registry)
         done = toolsetup.run(
             provisioned, source, [argv], env, settings, registry, collect, ecosystem="node",
-            doing=f" from {setup.lockfile or 'package.json'}",
+            doing=f" from {setup.lockfile or 'package.json'}", direct=setup.direct(),
         )  # fmt: skip
     finally:
         cache.discard(source)

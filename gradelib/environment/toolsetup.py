@@ -65,6 +65,7 @@ def run(
     env_at: str | None = None,
     inputs: Path | None = None,
     optional: int = 0,
+    direct: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Run `commands`, one by one, on a copy of `source`; `collect` takes what they made.
 
@@ -73,8 +74,11 @@ def run(
     that folder is seen at `env_at` (the environment's final path, where runs see it read-only) and the
     copy where it is. `inputs` is a folder of the kit's (a requirements file) seen read-only at its own
     path. The last `optional` commands may fail: their last lines are kept under `failed`, the setup
-    goes on. `doing` follows "could not set the project up" in an error (` from yarn.lock`). Returns the
-    network account and the time taken; raises InstallError with the tool's own last lines."""
+    goes on. `doing` follows "could not set the project up" in an error (` from yarn.lock`). `direct`,
+    the variables that stop the tool from using the proxy for a registry (yarn 1 opens a tunnel per
+    request), sends it to the registries' passages instead (`RegistryProxy.passages`), `NO_PROXY` naming
+    them; where the sandbox has no namespaces of its own it keeps the proxy. Returns the network account
+    and the time taken; raises InstallError with the tool's own last lines."""
     tool_root = provisioned.root
     cache.readable(tool_root)
     mounts = Mounts(
@@ -95,10 +99,16 @@ def run(
             if not box.isolate:
                 raise InstallError(ecosystem, f"{name} needs the sandbox's namespaces to set the project up")
         failed = []
+        services, run_env = [proxy.service()], trust_settings() | dict(env)
+        if direct is not None and box.isolate:  # the sandbox's resolver is the kit's: it names the passages
+            passages = proxy.passages()
+            names = ",".join(name for passage in passages for name in passage.names)
+            services += passages
+            run_env |= dict(direct) | {"NO_PROXY": names, "no_proxy": names}
         for number, argv in enumerate(commands):
             # the proxy keeps the network's account: no strace, which stops a tool at every socket write
-            result = box.run(argv, copy, env=trust_settings() | dict(env), limits=_limits(settings),
-                             services=[proxy.service()], log_connections=False)  # fmt: skip
+            result = box.run(argv, copy, env=run_env, limits=_limits(settings), services=services,
+                             log_connections=False)  # fmt: skip
             if not result.ok and not result.timed_out and number >= len(commands) - optional:
                 failed.append({"command": " ".join(argv), "tail": _tail(result)})
             elif not result.ok:

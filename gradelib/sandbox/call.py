@@ -217,7 +217,7 @@ class Call:
         self, isolate: bool, trace: str, resolv: Path, root_dir: Path, ports: Mapping[str, int]
     ) -> nsinit.InitConfig:
         """What the child needs to build the sandbox and start the command."""
-        listen = [nsinit.Listener(s.name, s.port, "tcp") for s in self.services]
+        listen = [nsinit.Listener(s.name, s.port, "tcp", s.address) for s in self.services]
         listen.append(nsinit.Listener("dns", 53, "udp"))
         argv = self._command(isolate, trace if self.log_connections else None)
         return nsinit.InitConfig(
@@ -254,7 +254,7 @@ class Call:
     ) -> DnsLog:
         """Serve the logging resolver and the kit's servers on the sockets the child bound (else `local`)."""
         received = {name: socket.socket(fileno=fd) for name, fd in zip(ready["sockets"], fds, strict=True)}
-        dns = DnsLog()
+        dns = DnsLog({name: s.address for s in self.services for name in s.names})
         if "dns" in received:
             stack.enter_context(dns.serve(received.pop("dns")))
         for service in self.services:

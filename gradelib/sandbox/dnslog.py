@@ -3,7 +3,8 @@
 Each A query is answered with a distinct address from TEST-NET-1
 (192.0.2.0/24, never routed), so the program goes on to `connect` and the
 connection log shows which host and port it wanted; the namespace has no route
-there, so the attempt fails at once.
+there, so the attempt fails at once. A name a kit server stands in for (a
+registry, during a setup) is answered with that server's loopback address.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import select
 import socket
 import struct
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 SINKHOLE_PREFIX = "192.0.2."
 RESOLV_CONF = "nameserver 127.0.0.1\noptions timeout:1 attempts:1\n"
@@ -23,10 +24,12 @@ QTYPE_A = 1
 class DnsLog:
     """Answers DNS queries on a UDP socket and remembers every name asked for."""
 
-    def __init__(self) -> None:
+    def __init__(self, local: Mapping[str, str] | None = None) -> None:
+        """`local`: names answered with a kit server's loopback address instead of a sinkhole."""
         self._lock = threading.Lock()
         self._names: list[str] = []
         self._addresses: dict[str, str] = {}
+        self._local = {name.lower().rstrip("."): address for name, address in (local or {}).items()}
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -42,6 +45,10 @@ class DnsLog:
 
     def _address_for(self, name: str) -> str:
         with self._lock:
+            if name in self._local:
+                if name not in self._names:
+                    self._names.append(name)
+                return self._local[name]
             if name not in self._addresses:
                 self._names.append(name)
                 self._addresses[name] = f"{SINKHOLE_PREFIX}{len(self._addresses) % 250 + 1}"

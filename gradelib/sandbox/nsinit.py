@@ -84,6 +84,7 @@ class Listener:
     name: str
     port: int
     protocol: Literal["tcp", "udp"] = "tcp"
+    address: str = "127.0.0.1"  # on loopback only (bind_listeners refuses anything else)
 
 
 @dataclass(frozen=True)
@@ -322,10 +323,12 @@ def bind_listeners(config: InitConfig) -> tuple[list[str], list[int]]:
     names: list[str] = []
     fds: list[int] = []
     for spec in config.listen:
+        if not spec.address.startswith("127."):
+            raise ValueError(f"{spec.name}: {spec.address} is not a loopback address")
         kind = socket.SOCK_DGRAM if spec.protocol == "udp" else socket.SOCK_STREAM
         sock = socket.socket(socket.AF_INET, kind)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", spec.port))
+        sock.bind((spec.address, spec.port))
         if kind == socket.SOCK_STREAM:
             sock.listen(128)
         names.append(spec.name)

@@ -7,18 +7,25 @@ npm, yarn, pnpm) reaches the registries while nothing else a submission starts r
 `CONNECT host:port` to an allowed host is served (registries speak HTTPS); the tunnel carries bytes
 the kit does not read. A registry the reviewer configured at an `http://` address (a local mirror) is
 read through plain `GET` and `HEAD` requests to it, one per connection. DNS is the kit's: the sandbox
-never resolves a registry's name.
+never resolves a registry's real address.
+
+A tool that opens one tunnel per request (yarn 1's tunnel agent keeps none alive, so each of a few hundred
+packages costs it a new TLS handshake) may reach the registries directly instead: each registry has a
+passage, a kit server on a loopback address of its own that the sandbox's resolver answers the registry's
+name with, which carries bytes to that registry and nowhere else (`passages`). The tool keeps its
+connections alive as it would without a proxy; everything else still meets the proxy.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import selectors
 import socket
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -38,6 +45,7 @@ PYPI_FILES = "files.pythonhosted.org"
 NPM = "https://registry.npmjs.org/"
 YARN_ALIAS = "registry.yarnpkg.com"  # yarn 1's default, the npm registry under another name
 TLS_PORT = 443
+PASSAGE_ADDRESS = "127.0.1.{}"  # a registry's passage, one loopback address each
 PLAIN_METHODS = frozenset({"GET", "HEAD"})  # what reading an index over plain HTTP takes
 HOP_HEADERS = frozenset({b"connection", b"proxy-connection", b"proxy-authorization", b"keep-alive"})
 
@@ -111,9 +119,38 @@ class RegistryProxy:
             return f"{host.lower()}:{port}" in self.allowed  # only when a registry is configured by its address
         return f"{host.lower().rstrip('.')}:{port}" in self.allowed
 
+    def passages(self) -> list[Service]:
+        """A kit server for each registry named by its host (an address literal needs no name): it listens on
+        a loopback address of its own, which the sandbox's resolver answers the name with, and carries bytes
+        to that registry. A tool sent to them (`NO_PROXY`) keeps its connections alive; what they carried
+        counts under `reached`, as tunnels do."""
+        found = []
+        for number, target in enumerate(sorted(self.allowed), start=1):
+            host, _, port = target.rpartition(":")
+            with contextlib.suppress(ValueError):
+                ipaddress.ip_address(host.strip("[]"))
+                continue
+            serve = functools.partial(self._passage, host, int(port))
+            address = PASSAGE_ADDRESS.format(number)
+            found.append(Service(f"registry-passage-{number}", int(port), serve, {}, address, (host,)))
+        return found
+
     @contextlib.contextmanager
     def serve(self, sock: socket.socket) -> Iterator[RegistryProxy]:
         """Serve on the listening `sock` (closed after) until the block ends; open tunnels are closed then."""
+        with self._accepting(sock, self._tunnel):
+            yield self
+
+    @contextlib.contextmanager
+    def _passage(self, host: str, port: int, sock: socket.socket) -> Iterator[RegistryProxy]:
+        """A registry's passage on the listening `sock`: each connection carried to `host:port`."""
+        with self._accepting(sock, functools.partial(self._carry, host, port)):
+            yield self
+
+    @contextlib.contextmanager
+    def _accepting(self, sock: socket.socket, handle: Callable[[socket.socket], None]) -> Iterator[None]:
+        """Each connection `sock` accepts handled in a thread of its own until the block ends (`sock` closed
+        after, open connections shut)."""
         stop = threading.Event()
         open_sockets: set[socket.socket] = set()
         sock.settimeout(0.2)
@@ -129,12 +166,12 @@ class RegistryProxy:
                 client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # see _relay
                 with self._lock:
                     open_sockets.add(client)
-                threading.Thread(target=self._handle, args=(client, open_sockets), daemon=True).start()
+                threading.Thread(target=self._handle, args=(handle, client, open_sockets), daemon=True).start()
 
         thread = threading.Thread(target=accept, name="gradelib-registry-proxy", daemon=True)
         thread.start()
         try:
-            yield self
+            yield
         finally:
             stop.set()
             with contextlib.suppress(OSError):
@@ -147,22 +184,45 @@ class RegistryProxy:
                 with contextlib.suppress(OSError):
                     client.shutdown(socket.SHUT_RDWR)
 
-    def _refuse(self, client: socket.socket, status: str, target: str, reason: str) -> None:
+    def _refuse(self, client: socket.socket | None, status: str, target: str, reason: str) -> None:
+        """List a refusal; answer the client with `status` (a passage's client, None, gets no HTTP answer)."""
         with self._lock:
             if len(self._refused) < MAX_REFUSALS:
                 self._refused.append(Refusal(target, reason))
             else:
                 self._more_refused += 1
         with contextlib.suppress(OSError):
-            client.sendall(f"HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
+            if client is not None:
+                client.sendall(f"HTTP/1.1 {status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".encode())
 
-    def _handle(self, client: socket.socket, open_sockets: set[socket.socket]) -> None:
+    def _handle(
+        self, handle: Callable[[socket.socket], None], client: socket.socket, open_sockets: set[socket.socket]
+    ) -> None:
         try:
             with client:
-                self._tunnel(client)
+                handle(client)
         finally:
             with self._lock:
                 open_sockets.discard(client)
+
+    def _carry(self, host: str, port: int, client: socket.socket) -> None:
+        """One connection to a registry's passage, carried to it."""
+        target = f"{host}:{port}"
+        if not self._tunnels.acquire(blocking=False):
+            self._refuse(None, "", target, f"more than {MAX_TUNNELS} connections at once")
+            return
+        try:
+            try:
+                upstream = self._connect(host, port)
+            except OSError as exc:
+                self._refuse(None, "", target, f"unreachable: {exc.strerror or exc}")
+                return
+            with upstream:
+                with self._lock:
+                    self._reached[target] = self._reached.get(target, 0) + 1
+                _relay(client, upstream)
+        finally:
+            self._tunnels.release()
 
     def _tunnel(self, client: socket.socket) -> None:
         client.settimeout(HEAD_SECONDS)

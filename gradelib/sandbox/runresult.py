@@ -35,6 +35,8 @@ class Service:
     port: int
     serve: Callable[[socket.socket], AbstractContextManager[Any]]
     env: Mapping[str, str] = field(default_factory=dict)  # values may use {host} and {port}
+    address: str = "127.0.0.1"  # where it listens in the namespace (a loopback address)
+    names: tuple[str, ...] = ()  # host names the sandbox's resolver answers with `address`: it stands in for them
 
 
 @dataclass(frozen=True)

@@ -49,7 +49,7 @@ def test_config_survives_json(config: nsinit.InitConfig) -> None:
 
 def test_json_keeps_the_keys_the_child_reads() -> None:
     data = json.loads(_config().to_json())
-    assert data["listen"][1] == {"name": "dns", "port": 53, "protocol": "udp"}
+    assert data["listen"][1] == {"name": "dns", "port": 53, "protocol": "udp", "address": "127.0.0.1"}
     assert data["limits"]["cpu_seconds"] == 10 and data["argv"][0] == "/bin/sh" and data["cpus"] == [0, 1]
 
 
@@ -76,3 +76,9 @@ def test_the_child_imports_nothing_but_the_standard_library() -> None:
     code = f"import runpy, sys; {before}; runpy.run_path({nsinit.__file__!r}); {after}"
     out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True, timeout=30)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_kit_server_listens_on_loopback_only() -> None:
+    config = _config(listen=(nsinit.Listener("passage", 443, "tcp", "10.0.0.1"),))
+    with pytest.raises(ValueError, match="not a loopback address"):
+        nsinit.bind_listeners(config)

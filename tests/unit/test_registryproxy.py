@@ -221,3 +221,42 @@ def test_a_sandboxed_setup_reaches_a_registry_only_through_the_proxy(tmp_path: P
         assert result.exit_code == 0, result.stderr
         assert result.stdout.split() == ["HTTP/1.1", "200", "Connection", "Established", "PING"]
         assert proxy.evidence()["reached"] == {f"127.0.0.1:{registry}": 1}
+
+
+def test_each_registry_named_by_its_host_has_a_passage_of_its_own() -> None:
+    proxy = RegistryProxy([*registry_hosts(None, None), "10.1.2.3:8080"])
+    passages = proxy.passages()
+    named = {passage.names: (passage.address, passage.port) for passage in passages}
+    hosts = ("pypi.org", "files.pythonhosted.org", "registry.npmjs.org", "registry.yarnpkg.com")
+    assert set(named) == {(host,) for host in hosts}
+    addresses = [address for address, _ in named.values()]
+    assert len(set(addresses)) == 4 and all(a.startswith("127.") for a in addresses)
+    assert {port for _, port in named.values()} == {443}
+    assert not any("10.1.2.3" in name for passage in passages for name in passage.names), "an address has no name"
+
+
+def test_a_sandboxed_tool_sent_to_a_passage_reaches_that_registry_by_its_name_and_nothing_else(tmp_path: Path) -> None:
+    """The sandbox's resolver answers the registry's name with its passage; every other name still leads
+    nowhere, and the proxy's account counts what the passage carried."""
+    code = (
+        "import socket, sys\n"
+        "conn = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=5)\n"
+        "conn.sendall(b'ping'); print(conn.recv(64).decode()); conn.close()\n"
+        "try:\n"
+        "    socket.create_connection(('elsewhere.example', int(sys.argv[2])), timeout=5)\n"
+        "except OSError as exc:\n"
+        "    print('elsewhere:', type(exc).__name__)\n"
+    )
+    sub = write_tree(tmp_path / "sub", {"fetch.py": code})
+    with _echo_server() as port:
+        proxy = RegistryProxy([f"registry.test:{port}"])
+        proxy._addresses[("registry.test", port)] = ["127.0.0.1"]  # the kit's own lookup of the test's name
+        with Sandbox(sub) as box:
+            argv = ["python3", "fetch.py", "registry.test", str(port)]
+            result = box.run(argv, box.copy("a"), services=[proxy.service(), *proxy.passages()])
+    if not result.isolation.network_verified:
+        pytest.fail(f"the sandbox has no network namespace here: {result.isolation.reason}")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines() == ["PING", "elsewhere: OSError"]
+    assert proxy.evidence()["reached"] == {f"registry.test:{port}": 1}
+    assert "registry.test" in result.dns_names and "elsewhere.example" in result.dns_names
