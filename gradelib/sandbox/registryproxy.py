@@ -207,19 +207,26 @@ class RegistryProxy:
 
     def _carry(self, host: str, port: int, client: socket.socket) -> None:
         """One connection to a registry's passage, carried to it."""
-        target = f"{host}:{port}"
+        self._join(client, host, port, f"{host}:{port}", answer=False)
+
+    def _join(self, client: socket.socket, host: str, port: int, target: str, *, answer: bool) -> None:
+        """Carry `client`'s bytes to `host:port` and back (at most MAX_TUNNELS at once). With `answer`, the
+        client asked with CONNECT and is told in HTTP how it went; a passage's client is only closed."""
+        told = client if answer else None
         if not self._tunnels.acquire(blocking=False):
-            self._refuse(None, "", target, f"more than {MAX_TUNNELS} connections at once")
+            self._refuse(told, "503 Service Unavailable", target, f"more than {MAX_TUNNELS} tunnels at once")
             return
         try:
             try:
                 upstream = self._connect(host, port)
             except OSError as exc:
-                self._refuse(None, "", target, f"unreachable: {exc.strerror or exc}")
+                self._refuse(told, "502 Bad Gateway", target, f"unreachable: {exc.strerror or exc}")
                 return
             with upstream:
                 with self._lock:
                     self._reached[target] = self._reached.get(target, 0) + 1
+                if answer:
+                    client.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
                 _relay(client, upstream)
         finally:
             self._tunnels.release()
@@ -240,22 +247,7 @@ class RegistryProxy:
         if not host or not port_text.isdigit() or not self.allows(host, int(port_text)):
             self._refuse(client, "403 Forbidden", target[:200], "not a configured registry")
             return
-        if not self._tunnels.acquire(blocking=False):
-            self._refuse(client, "503 Service Unavailable", target, f"more than {MAX_TUNNELS} tunnels at once")
-            return
-        try:
-            try:
-                upstream = self._connect(host.strip("[]").lower(), int(port_text))
-            except OSError as exc:
-                self._refuse(client, "502 Bad Gateway", target, f"unreachable: {exc.strerror or exc}")
-                return
-            with upstream:
-                with self._lock:
-                    self._reached[target] = self._reached.get(target, 0) + 1
-                client.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
-                _relay(client, upstream)
-        finally:
-            self._tunnels.release()
+        self._join(client, host.strip("[]").lower(), int(port_text), target, answer=True)
 
     def _forward(self, client: socket.socket, head: bytes, method: str, target: str) -> None:
         """One plain `GET`/`HEAD` to an allowed registry at an `http://` address, sent on with `Connection:

@@ -260,3 +260,23 @@ def test_a_sandboxed_tool_sent_to_a_passage_reaches_that_registry_by_its_name_an
     assert result.stdout.splitlines() == ["PING", "elsewhere: OSError"]
     assert proxy.evidence()["reached"] == {f"registry.test:{port}": 1}
     assert "registry.test" in result.dns_names and "elsewhere.example" in result.dns_names
+
+
+def test_a_passage_to_an_unreachable_registry_closes_the_connection_and_lists_why() -> None:
+    closed = socket.create_server(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there now
+    proxy = RegistryProxy([f"registry.test:{port}"])
+    proxy._addresses[("registry.test", port)] = ["127.0.0.1"]  # the kit's own lookup of the test's name
+    (passage,) = proxy.passages()
+    listener = socket.create_server(("127.0.0.1", 0))
+    with listener, passage.serve(listener), socket.create_connection(listener.getsockname(), timeout=10) as conn:
+        conn.sendall(b"\x16\x03\x01 a TLS hello")
+        try:
+            answer = conn.recv(64)
+        except ConnectionResetError:  # closed with the hello unread
+            answer = b""
+        assert answer == b"", "closed, with no HTTP answer inside what would be TLS"
+    assert proxy.evidence()["reached"] == {}
+    assert [r.target for r in proxy.refused] == [f"registry.test:{port}"]
+    assert proxy.refused[0].reason.startswith("unreachable")
