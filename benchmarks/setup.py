@@ -106,7 +106,14 @@ def bare_seconds(path: Path, settings: InstallSettings, work: Path) -> float:
     """The tool's own time on a plain copy of `path`, with an empty download cache of its own."""
     copy = work / "bare" / path.name
     shutil.rmtree(copy.parent, ignore_errors=True)
-    shutil.copytree(path, copy, ignore=shutil.ignore_patterns("node_modules", ".venv"))
+    node = read_declaration(path).node
+    if node is not None:  # as the kit does: a clean folder with package.json and the lockfile alone
+        copy.mkdir(parents=True)
+        for name in ("package.json", nodeinstall.setup_of(node).lockfile):
+            if name:
+                shutil.copy2(path / name, copy / name)
+    else:
+        shutil.copytree(path, copy, ignore=shutil.ignore_patterns("node_modules", ".venv"))
     scratch = work / "bare-scratch"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
@@ -127,6 +134,7 @@ def run(work: Path) -> str:
         raise SystemExit("no sample is set up by a tool")
     tools_cache = work / "tools-cache"
     rows, cold, bare, warm = [], [], [], []
+    by_tool: dict[str, list[tuple[float, float]]] = {}
     for path in samples:
         settings = InstallSettings(cache_dir=tools_cache)
         bare_seconds(path, settings, work)  # untimed: provisions the tool, and the network has served it once
@@ -146,13 +154,19 @@ def run(work: Path) -> str:
             f"{path.name:<18} {tool['tool']:<11} {tool['version']:<9} bare {bare_s:6.2f} s  cold {cold_s:6.2f} s"
             f"  ratio {cold_s / bare_s:5.2f}  warm {warm_s:.4f} s"
         )
+        by_tool.setdefault(tool["tool"], []).append((cold_s, bare_s))
         cold.append(cold_s)
         bare.append(bare_s)
         warm.append(warm_s)
     ratio = sum(cold) / sum(bare)
     warm_mean = statistics.fmean(warm)
+    tools_line = ", ".join(
+        f"{name} {sum(c for c, _ in runs) / sum(b for _, b in runs):.2f} ({len(runs)})"
+        for name, runs in sorted(by_tool.items())
+    )
     return "\n".join([
         *rows,
+        f"cold/bare by tool (setups): {tools_line}",
         f"cold: {sum(cold):.1f} s for {len(samples)} setups, bare tools {sum(bare):.1f} s:"
         f" {'met' if ratio <= COLD_TARGET else 'NOT met'} (target {COLD_TARGET:.2f})",
         f"warm: {warm_mean:.4f} s per submission: {'met' if warm_mean <= WARM_TARGET else 'NOT met'}",
