@@ -9,9 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import cache, nodeinstall, npm, pyinstall, pysetup, tools, toolsetup, uvtool
+from gradelib.environment import cache, inventory, nodeinstall, npm, pyinstall, pysetup, tools, toolsetup, uvtool
 from gradelib.environment.declaration import Declaration, read_declaration
 from gradelib.environment.declared import Declared, some_of
+from gradelib.environment.inventory import Inventory
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, Mounts
@@ -93,6 +94,7 @@ class Environment:
     shims: Path | None = None  # `python` for a submission that declares no Python packages
     uv: tools.Provisioned | None = None  # the kit's uv, on every run's PATH (`uv run`, `uv pip`)
     tool_env: Mapping[str, str] = field(default_factory=dict)  # what the setup tool reads in every run
+    inventory: Inventory = field(default_factory=Inventory)  # what it declares, owns, names; what setup left out
 
     @property
     def error(self) -> str | None:
@@ -304,7 +306,43 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     shims = python_shims(settings)
     uv = _kit_uv(settings)
     tool_env = UV_RUN_ENV | tool_env
-    return Environment(declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env)
+    taken = _inventory(Path(root), declaration, python, node)
+    return Environment(
+        declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env, taken
+    )
+
+
+def _inventory(root: Path, declaration: Declaration, python: Installed | None, node: Installed | None) -> Inventory:
+    """What the submission declares (its files, and its project's metadata as its backend built it) against
+    what the setup installed."""
+    declared = [(d.name, d.file) for d in declaration.declared() if d.ecosystem == "python"]
+    direct = [(d.name, d.file) for d in declaration.declared() if d.ecosystem == "python" and _applies(d.spec)]
+    project = python.project if python else None
+    if project and project.get("requires") is not None:
+        where = project.get("declared_in") or "the project's metadata"
+        requires = [(str(name), str(where)) for name in project["requires"]]
+        declared += requires
+        direct += requires
+    elif project and project.get("build_error"):
+        direct.append(("the project's own dependencies", "its metadata, which could not be built"))
+    node_declared = [(d.name, d.file) for d in declaration.declared() if d.ecosystem == "node"]
+    return inventory.take(
+        root, python=declared, node=node_declared, direct_python=direct, direct_node=node_declared,
+        installed_python=[name for name, _version, _dev in python.packages] if python else (),
+        installed_node=[name for name, _version, _dev in node.packages] if node else (),
+        venv=python.venv if python else None,
+    )  # fmt: skip
+
+
+def _applies(spec: str) -> bool:
+    """Whether a requirement applies on this machine (its environment marker, if any, holds)."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        marker = Requirement(spec).marker
+    except InvalidRequirement:
+        return False
+    return marker is None or marker.evaluate({"extra": ""})
 
 
 def _kit_uv(settings: InstallSettings) -> tools.Provisioned | None:

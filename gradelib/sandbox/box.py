@@ -23,6 +23,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TypeVar
 
+from gradelib import runlog
 from gradelib.errors import SandboxUnavailable
 from gradelib.sandbox import call as runcall
 from gradelib.sandbox import diskcap, safefs
@@ -189,6 +190,7 @@ class Sandbox(AbstractContextManager["Sandbox"]):
                 raise SandboxUnavailable(f"the sandbox cannot start even without namespaces: {call.refusal}")
         if result.disk_limit_hit:
             self._free(Path(cwd), scratch)
+        runlog.record(result)
         return result
 
     def machine(self) -> Path:

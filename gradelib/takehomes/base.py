@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
+from gradelib import runlog
 from gradelib.environment import Environment, prepare
 from gradelib.result import LineResult, Outcome, Report, Tier
-from gradelib.sandbox import RunResult, Sandbox
-from gradelib.takehomes import kitfault
+from gradelib.sandbox import Sandbox
+from gradelib.takehomes import shortfall
+from gradelib.takehomes.installguard import install_failed
 from gradelib.takehomes.rubric import Rubric, default_rubric
 
 
@@ -60,14 +62,6 @@ class BaseGrading:
         points, maximum = self.rubric.score(line_id, outcome, tier)
         return LineResult(line_id, outcome, message, dict(evidence), points, maximum, tier)
 
-    def _kit_fault(self, line_id: str, runs: Iterable[RunResult | None]) -> LineResult | None:
-        """An `error` line when one of these runs failed because of the grading machine (kitfault.py), else None."""
-        found = kitfault.first(runs, self.environment)
-        if found is None:
-            return None
-        why, run = found
-        return self._line(line_id, "error", why, {"kit_fault": why, "run": run.evidence()})
-
     def prefetch_tasks(self) -> Sequence[Callable[[], object]]:
         """Sandbox runs that can go side by side before the lines read them (none by default)."""
         return ()
@@ -78,7 +72,7 @@ class BaseGrading:
         if not tasks:
             return
         with ThreadPoolExecutor(len(tasks)) as pool:
-            for future in [pool.submit(task) for task in tasks]:
+            for future in [pool.submit(runlog.in_context(task)) for task in tasks]:
                 future.result()
 
     def checks(self) -> dict[str, Callable[[], LineResult]]:
@@ -95,7 +89,17 @@ class BaseGrading:
         check = self.checks().get(line_id)
         if check is None:
             return LineResult(line_id, "unverified", f"{self.TAKEHOME} has no check for the line {line_id!r}")
-        return check()
+        return self._judged(line_id, check)
+
+    def _judged(self, line_id: str, check: Callable[[], LineResult]) -> LineResult:
+        """One line, judged as every line of every take-home is: `error` without running anything when the
+        submission could not be set up; else its check, then the kit's-shortfall rule on the runs the check
+        made or read (`shortfall.py`)."""
+        if message := install_failed(self.environment):
+            return self._line(line_id, "error", message, {"environment_error": self.environment.error})
+        with runlog.collecting() as runs:
+            result = check()
+        return shortfall.judge(result, runs, self.environment, self._line)
 
     def views(self) -> dict[str, Any]:
         """What the take-home's notebook shows beyond the lines, JSON-able, by name (none by default)."""
@@ -116,5 +120,5 @@ class BaseGrading:
     def report(self) -> Report:
         """Every line, in rubric order, with the facts and the environment."""
         self.prefetch()
-        lines = tuple(check() for check in self.checks().values())
+        lines = tuple(self._judged(line_id, check) for line_id, check in self.checks().items())
         return Report(self.TAKEHOME, self.name, lines, self.facts(), self.environment_section())

@@ -12,7 +12,7 @@ from typing import Any
 from gradelib import safetext
 from gradelib.environment import Environment
 from gradelib.errors import UnsafeFile
-from gradelib.lazy import cached
+from gradelib.lazy import cached, computed
 from gradelib.result import LineResult, Outcome, Tier
 from gradelib.sandbox import Limits, safefs, tool
 from gradelib.sandbox.masking import mask_data
@@ -314,8 +314,8 @@ class PaymentsRuns(BaseGrading):
                         masks[str(folder / name)] = placeholder
         # The outage repeats come last: how many there are depends on the machine's load, and a
         # label must not shift with it (grading twice gives the same messages).
-        scenarios = [self.__dict__.get(name) for name in SCENARIOS]
-        ordered = (*scenarios, *self.__dict__.get("outage_repeats", ()))
+        scenarios = [computed(self, name) for name in SCENARIOS]
+        ordered = (*scenarios, *computed(self, "outage_repeats", ()))
         labels = key_labels(scenario.requests for scenario in ordered if scenario is not None)
         return masks | labels
 

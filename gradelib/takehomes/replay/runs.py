@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gradelib import runlog
 from gradelib.display import errorline
 from gradelib.environment import Environment
 from gradelib.environment.tools import TOOLS
@@ -395,8 +396,8 @@ class ReplayRuns(BaseGrading):
         """The two replays of the identical check, run side by side."""
         first, second = variations(self.environment)
         with ThreadPoolExecutor(2) as pool:
-            a = pool.submit(self._replay, first, trace_files=True)
-            b = pool.submit(self._replay, second)
+            a = pool.submit(runlog.in_context(self._replay), first, trace_files=True)
+            b = pool.submit(runlog.in_context(self._replay), second)
             return a.result(), b.result()
 
     @cached
@@ -466,13 +467,6 @@ class ReplayRuns(BaseGrading):
             stubs[0], stubs[1], runs[0], runs[1], Replay(after, answers, problem), failing, failing_run,
             over, over_run, Replay(over_after, over_answers, over_problem),
         )  # fmt: skip
-
-    def _replay_runs(self, *, missing: bool = False) -> list[RunResult | None]:
-        """The replay-mode runs a line reads: the two replays, and the missing-fixture one."""
-        runs: list[RunResult | None] = [replay.run for replay in self.replays]
-        if missing:
-            runs.append(self.missing_replay.run if self.missing_replay is not None else None)
-        return runs
 
     def _unrunnable(self, line_id: str) -> LineResult | None:
         if self.missing_run_sh:

@@ -7,7 +7,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gradelib.result import LineResult
-from gradelib.takehomes import kitfault
 from gradelib.takehomes.payments.clientruns import CHECKOUT, MAX_ROWS
 from gradelib.takehomes.payments.runs import FIX_NAMES, MAX_ATTEMPTS, PaymentsRuns
 from gradelib.takehomes.payments.suites import FIXES
@@ -42,9 +41,6 @@ def judge(grading: PaymentsRuns) -> LineResult:
     own = tests.own
     if own is None:  # tests found but no run on their code: said by never_ran below
         return grading._line("found_defect", "needs_review", "the tests were found but not run", evidence)
-    runs = [run.run for run in (own, tests.draft) if run is not None]
-    if found := kitfault.first(runs, grading.environment):
-        return grading._line("found_defect", "error", f"the tests could not run: {found[0]}", evidence)
     if why := own.never_ran:
         message = f"the tests never ran on the candidate's code ({why}): neither green nor red"
         return grading._line("found_defect", "needs_review", message + extra, evidence)

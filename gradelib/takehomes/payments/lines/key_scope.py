@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 from gradelib.result import LineResult
-from gradelib.takehomes import kitfault
 from gradelib.takehomes.payments.clientruns import NODE_MISSING
 from gradelib.takehomes.payments.runs import KEY_SCOPE_TIERS, ORDER_SCENARIOS, PaymentsRuns
 
@@ -16,8 +15,6 @@ def judge(grading: PaymentsRuns) -> LineResult:
     evidence = {"transient": transient.evidence(), "restart": restart.evidence(), "orders": orders.evidence()}
     if grading.node is None:
         return grading._line("key_scope", "unverified", NODE_MISSING, evidence)
-    if found := kitfault.first([run.run for run in transient.runs], grading.environment):
-        return grading._line("key_scope", "error", f"the client could not run: {found[0]}", evidence)
     if problem := grading.unrunnable or transient.problem:
         return grading._line("key_scope", "fail", f"the client does not work: {problem}", evidence)
     scope = grading.key_scope_fact

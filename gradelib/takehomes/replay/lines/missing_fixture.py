@@ -17,9 +17,7 @@ def judge(grading: ReplayRuns) -> LineResult:
     completes, and the message the program ends with (a crash's own error line, not the
     frames and handled errors of its traceback) names the fixture, a cassette or record.
     """
-    if early := grading._unrunnable("missing_fixture") or grading._kit_fault(
-        "missing_fixture", grading._replay_runs(missing=True)
-    ):
+    if early := grading._unrunnable("missing_fixture"):
         return early
     control = grading.replays
     evidence: dict[str, Any] = {"with_every_fixture": [r.run.status() for r in control]}

@@ -8,7 +8,7 @@ from gradelib.takehomes.replay.runs import DNS_PORT, ReplayRuns, why_no_answers
 
 def judge(grading: ReplayRuns) -> LineResult:
     """Every replay-mode run was offline: any attempted connection fails the line."""
-    if early := grading._unrunnable("offline") or grading._kit_fault("offline", grading._replay_runs(missing=True)):
+    if early := grading._unrunnable("offline"):
         return early
     runs = [("run A", grading.replays[0].run), ("run B", grading.replays[1].run)]
     if grading.missing_replay is not None:

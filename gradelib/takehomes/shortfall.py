@@ -1,0 +1,186 @@
+"""The one rule for every line of every take-home: a run that died on something the submission declares is
+the kit's shortfall (`error`), one that died on something nothing declares is the candidate's (`fail`).
+
+A run that failed because a module, a package or a command was missing says nothing about the candidate's
+code when the submission declared it (its requirements, lockfile, project metadata, workspace members, the
+commands its files name): a reviewer who set it up as its README says would have run it. Then the line is
+`error`, "the kit's setup left out X (declared in FILE)". What was never declared stays the candidate's: the
+line fails, saying so ("imports `requests`, which nothing in the submission declares").
+
+`BaseGrading` applies it to every line it judges, with the runs that line's check made or read
+(`gradelib.runlog`); a take-home does nothing to have it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from gradelib.environment import Environment
+from gradelib.environment.declared import some_of
+from gradelib.environment.inventory import Inventory, stdlib
+from gradelib.result import LineResult, Outcome
+from gradelib.sandbox import RunResult
+
+EXIT_NOT_FOUND = 127
+COMMAND_NOT_FOUND = re.compile(r"(?:^|[\s:])(?:exec: )?(?P<name>[^\s:'\"`]+): (?:command )?not found\b", re.M)
+ENV_NOT_FOUND = re.compile(r"env: [`'‘\"]?(?P<name>[^'’\"`\s]+)[`'’\"]?: No such file or directory")  # noqa: RUF001 - coreutils quotes
+NO_SUCH_FILE = re.compile(r"(?P<name>[^\s:'\"`]+): No such file or directory")
+WRAPPER_NOT_FOUND = re.compile(r"^Command not found: (?P<name>\S+)", re.M)  # poetry run, pdm run
+NO_MODULE = re.compile(r"No module named '(?P<name>[\w.]+)'")
+NODE_MISSING = re.compile(r"Cannot find (?:package|module) ['\"](?P<name>[^'\"\s]+)['\"]")
+UV_OFFLINE = re.compile(r"[Nn]etwork (?:connectivity is disabled|was disabled)|--offline")
+UV_NAMED = re.compile(r"`(?P<name>[A-Za-z0-9][\w.-]*)`")
+STUB_PREFIXES = ("<submission>/", "/gradelib/submission/")
+MAX_SHOWN = 80
+
+
+@dataclass(frozen=True)
+class Missing:
+    """What a failed run missed: a module, a package, a command or a built file; whose fault; why, in words."""
+
+    kind: str  # "module", "package", "command", "file"
+    name: str
+    kit: bool  # the kit's shortfall (declared, or the grading machine's); False: the candidate's
+    why: str
+
+    def evidence(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {"missing": self.kind, "name": self.name, "whose": "kit" if self.kit else "candidate", "why": self.why}
+
+
+def missing_in(run: RunResult, environment: Environment) -> Missing | None:
+    """What this failed run missed, and whose shortfall that is; None when it did not die of something missing."""
+    if run.ok or run.timed_out or run.stopped or run.output_limit_hit or run.disk_limit_hit:
+        return None
+    said = f"{run.stderr}\n{run.stdout}"
+    inventory = environment.inventory
+    if run.exit_code == EXIT_NOT_FOUND and (name := _missing_command(said)):
+        return _command(name, inventory)
+    if match := WRAPPER_NOT_FOUND.search(said):
+        return _command(match["name"][:MAX_SHOWN], inventory)
+    if match := NO_MODULE.search(said):
+        return _module(match["name"], match[0], inventory)
+    if match := NODE_MISSING.search(said):
+        return _node(match["name"], match[0], inventory)
+    if UV_OFFLINE.search(said):
+        return _offline_sync(said, inventory)
+    return None
+
+
+def judge(
+    result: LineResult,
+    runs: Iterable[RunResult],
+    environment: Environment,
+    line: Callable[[str, Outcome, str, dict[str, Any]], LineResult],
+) -> LineResult:
+    """`result` as the rule has it: `error` when one of the line's `runs` died on something the submission
+    declares; a pass that rests on a run which died on something undeclared fails, saying so. `line` makes
+    the new result (the grading's, which scores it)."""
+    if result.outcome == "error":
+        return result
+    found = [(missing, run) for run in runs if (missing := missing_in(run, environment)) is not None]
+    kit = [(missing, run) for missing, run in found if missing.kit]
+    if not found:
+        return result
+    missing, run = (kit or found)[0]  # the kit's shortfall first: never the candidate's blame when there is one
+    evidence = dict(result.evidence) | {"shortfall": missing.evidence() | {"run": run.evidence()}}
+    if missing.kit:
+        evidence["judged_before"] = {"outcome": result.outcome, "message": result.message}
+        return line(result.id, "error", missing.why, evidence)
+    if result.outcome in ("pass", "fail"):
+        return line(result.id, "fail", f"{missing.why}: {result.message}", evidence)
+    return result
+
+
+def _missing_command(said: str) -> str | None:
+    """The command the shell could not find; None when it is one of the submission's own files."""
+    for pattern in (ENV_NOT_FOUND, COMMAND_NOT_FOUND, NO_SUCH_FILE):
+        for match in pattern.finditer(said):
+            name = match["name"].strip()[:MAX_SHOWN]
+            if "/" in name and not name.startswith("/"):
+                return None  # `./bin/triage`: a file of the submission's that is missing is the candidate's doing
+            if name and not name.startswith(("-", "line")):
+                return name
+    return None
+
+
+def _command(name: str, inventory: Inventory) -> Missing:
+    base = name.rsplit("/", 1)[-1]
+    if base in inventory.words or name.startswith("/"):
+        why = (
+            f"`{name}` is not on the grading machine, nor set up from what the submission declares (exit 127):"
+            " the kit cannot run the submission as its README says"
+        )
+        return Missing("command", name, True, why)
+    return Missing("command", name, False, f"runs `{name}`, which nothing in the submission names or declares")
+
+
+def _module(module: str, said: str, inventory: Inventory) -> Missing | None:
+    top = module.split(".")[0]
+    if stdlib(module):
+        why = f"the grading machine's Python lacks the standard module `{top}` ({said})"
+        return Missing("module", module, True, why)
+    if (folder := inventory.own_modules.get(top)) is not None:
+        if module != top:
+            return None  # its own package was found, a part of it was not: the candidate's code, judged as it is
+        where = "the submission's root" if folder == "." else folder
+        why = f"the kit's setup left out the project itself (`{top}`, in {where}): {said}"
+        return Missing("module", module, True, why)
+    if (dist := inventory.installed_modules.get(top)) is not None:
+        why = f"the run could not import `{top}`, which {dist} provides in the environment the kit set up: {said}"
+        return Missing("module", module, True, why)
+    if (provider := inventory.python_provider(top)) is not None:
+        name, where = provider
+        return Missing("module", module, True, f"the kit's setup left out {name} (declared in {where}): {said}")
+    if inventory.python_left_out:
+        names = some_of([f"{name} (declared in {where})" for name, where in inventory.python_left_out])
+        return Missing("module", module, True, f"the kit's setup left out {names}: {said}")
+    return Missing("module", module, False, f"imports `{top}`, which nothing in the submission declares")
+
+
+def _node(target: str, said: str, inventory: Inventory) -> Missing | None:
+    if target.startswith("node:"):
+        return None
+    relative = _relative(target)
+    if relative is not None:
+        if inventory.build_script and relative.split("/")[0] in inventory.unbuilt:
+            why = f"`{relative}` is made by the submission's build script, which the kit's setup did not run: {said}"
+            return Missing("file", relative, True, why)
+        return None  # a file of its own that is not there: the candidate's code, judged as it is
+    parts = target.split("/")
+    package = "/".join(parts[:2]) if target.startswith("@") else parts[0]
+    if (folder := inventory.own_packages.get(package)) is not None:
+        why = f"the kit's setup left out the submission's own package `{package}` (in {folder}): {said}"
+        return Missing("package", package, True, why)
+    if (where := inventory.node.get(package)) is not None:
+        return Missing("package", package, True, f"the kit's setup left out `{package}` (declared in {where}): {said}")
+    if package in inventory.installed_node:
+        return Missing("package", package, True, f"the run could not find `{package}`, which the kit installed: {said}")
+    if inventory.node_left_out:
+        names = some_of([f"{name} (declared in {where})" for name, where in inventory.node_left_out])
+        return Missing("package", package, True, f"the kit's setup left out {names}: {said}")
+    return Missing("package", package, False, f"imports `{package}`, which nothing in the submission declares")
+
+
+def _relative(target: str) -> str | None:
+    """The submission-relative path of a missing file (`dist/main.js`), None when `target` is a package name."""
+    for prefix in STUB_PREFIXES:
+        if target.startswith(prefix):
+            return target[len(prefix) :]
+    return target if target.startswith((".", "/")) else None
+
+
+def _offline_sync(said: str, inventory: Inventory) -> Missing | None:
+    """A wrapper (uv run) that tried to install, offline, what the setup should have: declared packages it
+    names are the kit's shortfall; a package nothing declares (`uv run --with rich`) is the candidate's run
+    asking for the network."""
+    named = [match["name"] for match in UV_NAMED.finditer(said)]
+    declared = [(name, found[1]) for name in named if (found := inventory.python_provider(name)) is not None]
+    if not declared:
+        return None
+    names = some_of(list(dict.fromkeys(name for name, _where in declared)))
+    why = f"the kit's setup left out {names} (declared in {declared[0][1]}): the run's tool tried to install it offline"
+    return Missing("package", declared[0][0], True, why)

@@ -1,0 +1,292 @@
+"""The one rule: a run that died on something the submission declares is the kit's `error`; on something
+nothing declares, the candidate's `fail` (and a pass resting on such a run is no pass)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import write_tree
+
+from gradelib.environment import Environment, inventory, read_declaration
+from gradelib.lazy import cached
+from gradelib.result import LineResult, Outcome
+from gradelib.sandbox import Isolation, RunResult
+from gradelib.takehomes import shortfall
+from gradelib.takehomes.base import BaseGrading
+from gradelib.takehomes.rubric import load_rubric
+
+
+def result(exit_code: int | None, stderr: str, *, timed_out: bool = False, stdout: str = "") -> RunResult:
+    return RunResult(
+        argv=("./run.sh", "replay"), cwd="<submission>", exit_code=exit_code, timed_out=timed_out, stopped=False,
+        output_limit_hit=False, duration=0.1, stdout=stdout, stderr=stderr, stdout_bytes=len(stdout),
+        stderr_bytes=len(stderr), connections=(), dns_names=(), opened=(),
+        isolation=Isolation("root-namespaces", "test"), traced=True,
+    )  # fmt: skip
+
+
+def environment_of(root: Path, **setup: Any) -> Environment:
+    """The environment the kit knows after a setup that installed `installed_python` (nothing by default)."""
+    declaration = read_declaration(root)
+    declared = [(d.name, d.file) for d in declaration.declared()]
+    python = [(n, f) for n, f in declared if f != "package.json"]
+    node = [(n, f) for n, f in declared if f == "package.json"]
+    taken = inventory.take(
+        root, python=python + setup.get("requires", []), node=node, direct_python=setup.get("direct", []),
+        installed_python=setup.get("installed_python", ()), installed_node=setup.get("installed_node", ()),
+    )  # fmt: skip
+    return Environment(declaration, inventory=taken)
+
+
+def why(run: RunResult, environment: Environment) -> tuple[bool, str] | None:
+    found = shortfall.missing_in(run, environment)
+    return None if found is None else (found.kit, found.why)
+
+
+NO_REQUESTS = "Traceback (most recent call last):\nModuleNotFoundError: No module named 'requests'\n"
+
+
+@pytest.mark.parametrize(
+    ("stderr", "name"),
+    [
+        ("./run.sh: line 2: exec: uv: not found\n", "uv"),
+        ("./run.sh: line 7: poetry: command not found\n", "poetry"),
+        ("sh: 1: vitest: not found\n", "vitest"),
+        ("/usr/bin/env: 'bun': No such file or directory\n", "bun"),
+        ("/usr/bin/env: ‘python3.13’: No such file or directory\n", "python3.13"),
+    ],
+)
+def test_a_command_the_files_name_is_the_kits_shortfall(tmp_path: Path, stderr: str, name: str) -> None:
+    write_tree(tmp_path, {"run.sh": f'#!/bin/sh\nexec {name} main.ts "$1"\n'})
+    assert why(result(127, stderr), environment_of(tmp_path)) == (
+        True,
+        f"`{name}` is not on the grading machine, nor set up from what the submission declares (exit 127):"
+        " the kit cannot run the submission as its README says",
+    )
+
+
+def test_a_command_nothing_names_is_the_candidates(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"run.sh": "#!/bin/sh\nexec python3 main.py\n"})
+    assert why(result(127, "sh: 1: frobnicate: not found\n"), environment_of(tmp_path)) == (
+        False,
+        "runs `frobnicate`, which nothing in the submission names or declares",
+    )
+
+
+def test_a_missing_file_of_the_submission_is_judged_as_it_is(tmp_path: Path) -> None:
+    missing = result(127, "./run.sh: line 3: ./bin/triage: No such file or directory\n")
+    assert why(missing, environment_of(tmp_path)) is None
+
+
+@pytest.mark.parametrize(
+    "run",
+    [result(1, "uv: command not found"), result(0, NO_REQUESTS), result(None, "sh: 1: x: not found", timed_out=True)],
+    ids=["exit-1", "ok", "timeout"],
+)
+def test_other_failures_are_nobodys_shortfall(tmp_path: Path, run: RunResult) -> None:
+    assert why(run, environment_of(tmp_path)) is None
+
+
+def test_a_module_of_a_declared_distribution_is_the_kits_shortfall(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"requirements.txt": "PyYAML>=6\nrequests>=2\n"})
+    environment = environment_of(tmp_path)
+    assert why(result(1, NO_REQUESTS), environment) == (
+        True,
+        "the kit's setup left out requests (declared in requirements.txt): No module named 'requests'",
+    )
+    no_yaml = result(1, "ModuleNotFoundError: No module named 'yaml'\n")
+    assert why(no_yaml, environment) == (
+        True,
+        "the kit's setup left out pyyaml (declared in requirements.txt): No module named 'yaml'",
+    )
+
+
+def test_a_module_nothing_declares_is_the_candidates(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"requirements.txt": "httpx\n"})
+    assert why(result(1, NO_REQUESTS), environment_of(tmp_path, installed_python=["httpx"])) == (
+        False,
+        "imports `requests`, which nothing in the submission declares",
+    )
+
+
+def test_the_projects_own_metadata_declares_too(tmp_path: Path) -> None:
+    """A setup.py's install_requires, as its backend built the metadata: declared, though no file lists it as data."""
+    write_tree(tmp_path, {"setup.py": "from setuptools import setup\nsetup(install_requires=['requests'])\n"})
+    bare = environment_of(tmp_path)
+    assert why(result(1, NO_REQUESTS), bare) == (False, "imports `requests`, which nothing in the submission declares")
+    built = environment_of(tmp_path, requires=[("requests", "setup.py (install_requires)")])
+    assert why(result(1, NO_REQUESTS), built) == (
+        True,
+        "the kit's setup left out requests (declared in setup.py (install_requires)): No module named 'requests'",
+    )
+
+
+def test_a_distribution_declared_but_not_installed_makes_any_missing_module_the_kits(tmp_path: Path) -> None:
+    """The setup fell short of a declaration: what its distribution would have provided cannot be told."""
+    write_tree(tmp_path, {"requirements.txt": "beautifulsoup4\n"})
+    environment = environment_of(tmp_path, direct=[("beautifulsoup4", "requirements.txt")])
+    assert why(result(1, "ModuleNotFoundError: No module named 'soupsieve'\n"), environment) == (
+        True,
+        "the kit's setup left out beautifulsoup4 (declared in requirements.txt): No module named 'soupsieve'",
+    )
+
+
+def test_the_submissions_own_package_is_the_kits_to_install(tmp_path: Path) -> None:
+    write_tree(tmp_path, {
+        "pyproject.toml": '[tool.uv.workspace]\nmembers = ["packages/*"]\n',
+        "packages/triage/pyproject.toml": '[project]\nname = "triage"\nversion = "1"\n',
+        "packages/triage/src/triage/__init__.py": "",
+        "packages/triage/src/triage/cli.py": "",
+    })  # fmt: skip
+    environment = environment_of(tmp_path)
+    assert why(result(1, "ModuleNotFoundError: No module named 'triage'\n"), environment) == (
+        True,
+        "the kit's setup left out the project itself (`triage`, in packages/triage/src): No module named 'triage'",
+    )
+    assert why(result(1, "ModuleNotFoundError: No module named 'triage.nothing'\n"), environment) is None
+
+
+def test_a_lockfiles_packages_are_declared(tmp_path: Path) -> None:
+    lock = '[[package]]\nname = "triage"\nversion = "0.1"\nsource = { editable = "packages/triage" }\n'
+    lock += '\n[[package]]\nname = "anyio"\nversion = "4.9.0"\nsource = { registry = "https://pypi.org/simple" }\n'
+    write_tree(tmp_path, {"uv.lock": lock})
+    environment = environment_of(tmp_path)
+    offline = result(
+        1,
+        "error: Distribution not found at: ...\n  hint: `anyio` was included because `triage` depends on `httpx`"
+        " (network connectivity is disabled)\n",
+    )
+    assert why(offline, environment) == (
+        True,
+        "the kit's setup left out anyio, triage (declared in uv.lock): the run's tool tried to install it offline",
+    )
+    asking = result(2, "error: Failed to fetch `rich` (the network was disabled)\n")
+    assert why(asking, environment) is None  # `uv run --with rich`: the candidate's run asks for the network
+
+
+def test_node_packages_declared_in_a_workspace_or_package_json(tmp_path: Path) -> None:
+    write_tree(tmp_path, {
+        "package.json": json.dumps({"workspaces": ["packages/*"], "dependencies": {"undici": "^6"},
+                                    "scripts": {"build": "tsc -p ."}}),
+        "packages/idem/package.json": json.dumps({"name": "@me/idem", "dependencies": {"nanoid": "^5"}}),
+    })  # fmt: skip
+    environment = environment_of(tmp_path)
+    cases = {
+        "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'undici' imported from /x/src/live.mjs": (
+            True,
+            "the kit's setup left out `undici` (declared in package.json): Cannot find package 'undici'",
+        ),
+        "Error: Cannot find module '@me/idem/keys.js'": (
+            True,
+            "the kit's setup left out the submission's own package `@me/idem` (in packages/idem):"
+            " Cannot find module '@me/idem/keys.js'",
+        ),
+        'error: Cannot find package "nanoid" from "/gradelib/submission/index.ts"': (
+            True,
+            'the kit\'s setup left out `nanoid` (declared in packages/idem/package.json): Cannot find package "nanoid"',
+        ),
+        "Error: Cannot find module 'axios'": (False, "imports `axios`, which nothing in the submission declares"),
+        "Error: Cannot find module '<submission>/dist/main.js'": (
+            True,
+            "`dist/main.js` is made by the submission's build script, which the kit's setup did not run:"
+            " Cannot find module '<submission>/dist/main.js'",
+        ),
+    }
+    for said, expected in cases.items():
+        assert why(result(1, said), environment) == expected, said
+    assert why(result(1, "Error: Cannot find module 'node:sqlite'"), environment) is None
+    assert why(result(1, "Error: Cannot find module './lib/keys.js'"), environment) is None
+
+
+def test_a_missing_standard_module_is_the_grading_machines(tmp_path: Path) -> None:
+    found = why(result(1, "ModuleNotFoundError: No module named '_ctypes'\n"), environment_of(tmp_path))
+    assert found is not None and found[0] and "standard module `_ctypes`" in found[1]
+
+
+def line_maker(line_id: str, outcome: Outcome, message: str, evidence: dict[str, Any]) -> LineResult:
+    return LineResult(line_id, outcome, message, evidence, 0.0 if outcome != "pass" else 10.0, 10.0)
+
+
+@pytest.mark.parametrize(
+    ("outcome", "declared", "expected"),
+    [
+        ("pass", True, "error"),
+        ("fail", True, "error"),
+        ("needs_review", True, "error"),
+        ("pass", False, "fail"),
+        ("fail", False, "fail"),
+        ("needs_review", False, "needs_review"),
+        ("error", True, "error"),
+    ],
+)
+def test_the_rule_on_a_lines_outcome(tmp_path: Path, outcome: Outcome, declared: bool, expected: str) -> None:
+    write_tree(tmp_path, {"requirements.txt": "requests\n" if declared else "httpx\n"})
+    environment = environment_of(tmp_path, installed_python=["httpx"])
+    judged = LineResult("record", outcome, "record exited 1", {"calls": 3}, 10.0 if outcome == "pass" else 0.0, 10.0)
+    found = shortfall.judge(judged, [result(0, ""), result(1, NO_REQUESTS)], environment, line_maker)
+    assert found.outcome == expected
+    if expected == "error" and outcome != "error":
+        assert found.message.startswith("the kit's setup left out requests")
+        assert found.evidence["judged_before"] == {"outcome": outcome, "message": "record exited 1"}
+        assert found.evidence["shortfall"]["whose"] == "kit" and found.evidence["calls"] == 3
+    if not declared and outcome in ("pass", "fail"):
+        assert found.message == "imports `requests`, which nothing in the submission declares: record exited 1"
+
+
+def test_the_kits_shortfall_wins_over_the_candidates(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"requirements.txt": "requests\n"})
+    runs = [result(1, "ModuleNotFoundError: No module named 'rich'\n"), result(1, NO_REQUESTS)]
+    judged = LineResult("identical", "fail", "replay run A exited 1")
+    found = shortfall.judge(judged, runs, environment_of(tmp_path, installed_python=["requests"]), line_maker)
+    assert found.outcome == "error" and "left out requests" in found.message
+
+
+RUBRIC = """
+takehome = "probe"
+kind = "points"
+
+[[lines]]
+id = "answer"
+title = "Answers"
+weight = 10
+"""
+
+
+class ProbeGrading(BaseGrading):
+    """One line whose check reads a cached run made in a prefetch thread: the rule must see that run."""
+
+    TAKEHOME = "probe"
+
+    @cached
+    def run(self) -> RunResult:
+        script = "echo \"ModuleNotFoundError: No module named 'requests'\" >&2; exit 1"
+        return self.box.run(["sh", "-c", script], self.box.copy("probe"))
+
+    def prefetch_tasks(self) -> tuple[Any, ...]:
+        return (lambda: self.run,)
+
+    def answer(self) -> LineResult:
+        ok = self.run.ok
+        return self._line("answer", "pass" if ok else "fail", f"exited {self.run.exit_code}", {})
+
+
+@pytest.mark.parametrize("declared", [True, False], ids=["declared", "undeclared"])
+def test_every_line_of_a_grading_is_judged_by_the_rule(tmp_path: Path, declared: bool) -> None:
+    submission = write_tree(tmp_path / "s", {"requirements.txt": "requests\n" if declared else "httpx\n"})
+    rubric_file = tmp_path / "rubric.toml"
+    rubric_file.write_text(RUBRIC)
+    environment = environment_of(submission, installed_python=["httpx"])
+    with ProbeGrading(submission, rubric=load_rubric(rubric_file), environment=environment) as grading:
+        line = grading.report().lines[0]
+    if declared:
+        assert (line.outcome, line.points) == ("error", None) or line.outcome == "error"
+        assert (
+            line.message
+            == "the kit's setup left out requests (declared in requirements.txt): No module named 'requests'"
+        )
+    else:
+        assert line.outcome == "fail"
+        assert line.message == "imports `requests`, which nothing in the submission declares: exited 1"
