@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import pipenv, poetry, pysetup
+from gradelib.environment import evidence, pipenv, poetry, pysetup, tooltable
 from gradelib.environment.declared import (
     MAX_LOCK_BYTES,
     Declared,
@@ -30,6 +30,7 @@ from gradelib.environment.declared import (
     line_of,
     pep508,
 )
+from gradelib.environment.inventory import node_members
 from gradelib.environment.npm import DEFAULT_NPM_REGISTRY
 from gradelib.environment.project import Project, detect
 
@@ -39,12 +40,9 @@ PYTHON_LOCKS = ("uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock")  # read by
 SETUP_CFG = "setup.cfg"
 PACKAGE_JSON = "package.json"
 NODE_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")  # npm prefers the shrinkwrap
-TOOL_LOCKS = ("pnpm-lock.yaml", "yarn.lock")  # set up by pnpm or yarn themselves
 MAX_REQUIREMENTS = 500
 # What the kit does not install, and where the same packages can be declared instead.
 UNSUPPORTED = {
-    "bun.lockb": "bun lockfiles are not read: the packages are resolved from package.json",
-    "bun.lock": "bun lockfiles are not read: the packages are resolved from package.json",
     "environment.yml": "conda environments are not supported: declare the packages in requirements.txt",
 }
 IGNORED_CONFIG = {
@@ -65,6 +63,8 @@ NODE_NON_REGISTRY = re.compile(
 )
 NODE_SHORTHAND = re.compile(r"^[^@\s/][^\s/]*/[^\s/]+(#.*)?$")  # user/repo: a GitHub shorthand
 NAME = re.compile(r"^(@[a-z0-9][\w.-]*/)?[a-z0-9][\w.-]*$", re.I)
+# A dependency on a folder: the submission's own code when the folder is inside it (a workspace member).
+LOCAL_PROTOCOLS = ("file:", "link:", "portal:", "workspace:")
 
 
 @dataclass(frozen=True)
@@ -86,8 +86,12 @@ class NodeDeclaration:
     dev_dependencies: tuple[Declared, ...]
     lockfile: str | None = None  # file name of an npm lockfile
     lock_bytes: bytes | None = None
-    setup_lockfile: str | None = None  # a yarn or pnpm lockfile: the project is set up by that tool
+    setup_lockfile: str | None = None  # another tool's lockfile (yarn, pnpm, bun): that tool sets it up
     setup_lock: bytes | None = None
+    setup_id: str = "npm"  # the table's row that sets it up (`tooltable.toml`)
+    why: str = ""  # what in the files chose that row
+    members: tuple[str, ...] = ()  # its own folders the install reads: workspace members, local path deps
+    linker: str = ""  # yarn berry's nodeLinker, as .yarnrc.yml sets it (read as data)
 
     @property
     def runtime_names(self) -> list[str]:
@@ -165,7 +169,7 @@ def _tool_locks(reader: Reader, setup: pysetup.PythonSetup | None) -> None:
     for name in PYTHON_LOCKS:
         if not reader.exists(name):
             continue
-        if setup is not None and name in pysetup.LOCKS.get(setup.kind, ()):
+        if setup is not None and name in setup.row.locks:
             reader.locks.append(LockUse(name, True, f"the project is set up by {setup.tool}, which reads it"))
         else:
             what = f"{setup.tool} sets the project up" if setup else "the project is set up without it"
@@ -315,27 +319,62 @@ def _node(reader: Reader, registry: str) -> NodeDeclaration | None:
         return None
     runtime = _node_section(reader, data, doc, "dependencies")
     dev = _node_section(reader, data, doc, "devDependencies")
-    for section in ("optionalDependencies", "bundleDependencies", "bundledDependencies", "workspaces"):
+    for section in ("optionalDependencies", "bundleDependencies", "bundledDependencies"):
         if doc.get(section):
             reader.refuse(PACKAGE_JSON, line_of(data, f'"{section}"'), section, "not installed by the kit")
-    if not runtime and not dev:
+    members = tuple(sorted({*node_members(reader).values(), *_local_folders(runtime, dev)}))
+    if not runtime and not dev and not members:
         return None
-    lockfile, lock = _node_lock(reader, registry)
-    setup_lockfile = setup_lock = None
-    if lockfile is None and not any(reader.exists(name) for name in NODE_LOCKS):
-        setup_lockfile, setup_lock = _tool_lock(reader)
-    return NodeDeclaration(data, tuple(runtime), tuple(dev), lockfile, lock, setup_lockfile, setup_lock)
+    row, why = _node_row(reader)
+    if row.tool == "npm":
+        lockfile, lock = _node_lock(reader, registry)
+        setup_lockfile, setup_lock = None, None
+    else:
+        lockfile, lock = None, None
+        setup_lockfile, setup_lock = _tool_lock(reader, row)
+    return NodeDeclaration(
+        data, tuple(runtime), tuple(dev), lockfile, lock, setup_lockfile, setup_lock, row.id, why, members,
+        _linker(reader) if row.linker else "",
+    )  # fmt: skip
 
 
-def _tool_lock(reader: Reader) -> tuple[str | None, bytes | None]:
-    """A pnpm or yarn lockfile, for its own tool to set the project up from (the kit does not read it)."""
-    for name in TOOL_LOCKS:
+def _node_row(reader: Reader) -> tuple[tooltable.SetupRow, str]:
+    """The first Node row of the table whose evidence the files hold: a lockfile names the tool that wrote
+    it before anything else (packageManager, what runs the code) names one; npm when nothing does."""
+    for locks_only in (True, False):
+        for row in tooltable.rows("node"):
+            words = evidence.found(row, reader, None, locks_only=locks_only)
+            if words is not None:
+                return row, row.why.replace("{found}", words)
+    return tooltable.row("npm"), "npm is the kit's default"
+
+
+def _tool_lock(reader: Reader, row: tooltable.SetupRow) -> tuple[str | None, bytes | None]:
+    """The row's lockfile, for its own tool to set the project up from (the kit does not read it)."""
+    for name in row.locks:
         data = reader.read(name, MAX_LOCK_BYTES)
         if data is None:
             continue
         reader.locks.append(LockUse(name, True, "the project is set up by the tool that wrote it, lockfile frozen"))
         return name, data
     return None, None
+
+
+def _linker(reader: Reader) -> str:
+    """yarn berry's `nodeLinker` from .yarnrc.yml (`pnp`, `node-modules`, `pnpm`), read as data; "" when unset."""
+    text = reader.text(".yarnrc.yml") or ""
+    match = re.search(r"(?m)^nodeLinker:\s*[\"']?(pnp|node-modules|pnpm)[\"']?\s*$", text)
+    return match.group(1) if match else ""
+
+
+def _local_folders(*sections: list[Declared]) -> list[str]:
+    """The submission's own folders that path dependencies name (`file:libs/keys`), relative to it."""
+    found = []
+    for declared in (d for section in sections for d in section):
+        spec = declared.spec.split(":", 1)[1] if declared.spec.startswith(LOCAL_PROTOCOLS) else ""
+        if spec and not declared.spec.startswith("workspace:"):
+            found.append(os.path.normpath(spec))
+    return found
 
 
 def _node_section(reader: Reader, data: bytes, doc: dict[str, Any], section: str) -> list[Declared]:
@@ -357,11 +396,26 @@ def _node_section(reader: Reader, data: bytes, doc: dict[str, Any], section: str
                 found.append(Declared("node", PACKAGE_JSON, line, name, spec))
             else:
                 reader.refuse(PACKAGE_JSON, line, text, "an alias to something that is not a registry package")
+        elif spec.startswith(LOCAL_PROTOCOLS) and _inside(reader, spec):
+            found.append(Declared("node", PACKAGE_JSON, line, name, spec))  # the candidate's own code
         elif NODE_NON_REGISTRY.match(spec.strip()) or NODE_SHORTHAND.match(spec.strip()):
-            reader.refuse(PACKAGE_JSON, line, text, "a path, link, git or URL dependency: only registry packages")
+            why = "a path outside the submission" if spec.startswith(LOCAL_PROTOCOLS) else "a link, git or URL"
+            reader.refuse(PACKAGE_JSON, line, text, f"{why} dependency: only registry packages and its own folders")
         else:
             found.append(Declared("node", PACKAGE_JSON, line, name, spec))
     return found
+
+
+def _inside(reader: Reader, spec: str) -> bool:
+    """Whether a path dependency names a folder inside the submission (`workspace:` always does)."""
+    protocol, _, path = spec.partition(":")
+    if protocol == "workspace":
+        return True
+    path = path.strip()
+    if not path or os.path.isabs(path) or path.startswith("~"):
+        return False
+    rel = os.path.normpath(path)
+    return not rel.startswith("..") and (reader.root / rel).is_dir() and not (reader.root / rel).is_symlink()
 
 
 def _node_lock(reader: Reader, registry: str) -> tuple[str | None, bytes | None]:

@@ -12,17 +12,18 @@ from gradelib.environment import nodesetup
 from gradelib.environment.cache import Manifest
 from gradelib.environment.declaration import NodeDeclaration
 from gradelib.environment.npm import node_version, registry
+from gradelib.environment.project import digest
 from gradelib.environment.settings import InstallSettings
 from gradelib.sandbox.mounts import NODE_MODULES
 
 FOLDER = "node"
 HIDDEN_LOCK = ".package-lock.json"
-KEPT_FIELDS = ("name", "version", "dependencies", "devDependencies", "overrides", "resolutions")
+KEPT_FIELDS = ("name", "version", "dependencies", "devDependencies", "overrides", "resolutions", "workspaces")
 PNPM_KEPT = ("overrides",)  # of package.json's `pnpm` settings: what pnpm's frozen lockfile is checked against
 
 
 def package_json(declaration: NodeDeclaration) -> dict[str, Any]:
-    """The submission's package.json reduced to what npm needs to install (no scripts, no workspaces)."""
+    """The submission's package.json reduced to what its tool needs to install (no scripts)."""
     doc = json.loads(declaration.package_json)
     kept = {k: doc[k] for k in KEPT_FIELDS if k in doc}
     kept["dependencies"] = {d.name: d.spec for d in declaration.dependencies}
@@ -31,37 +32,49 @@ def package_json(declaration: NodeDeclaration) -> dict[str, Any]:
     if declaration.setup_lockfile and isinstance(pnpm, dict) and any(k in pnpm for k in PNPM_KEPT):
         kept["pnpm"] = {k: pnpm[k] for k in PNPM_KEPT if k in pnpm}
     kept["private"] = True
+    if not declaration.members:
+        kept.pop("workspaces", None)
     return kept
 
 
 def setup_of(declaration: NodeDeclaration) -> nodesetup.NodeSetup:
-    """Which tool sets the project up: the one that wrote its lockfile (npm with none)."""
+    """Which tool sets the project up: the table's row its files chose (npm with none)."""
     doc = json.loads(declaration.package_json)
     manifest = doc if isinstance(doc, dict) else {}
-    if declaration.setup_lockfile and declaration.setup_lock is not None:
-        return nodesetup.choose(declaration.setup_lockfile, declaration.setup_lock, manifest)
-    return nodesetup.choose(declaration.lockfile or "", declaration.lock_bytes or b"", manifest)
+    lockfile = declaration.setup_lockfile or declaration.lockfile or ""
+    lock = declaration.setup_lock if declaration.setup_lockfile else declaration.lock_bytes
+    return nodesetup.choose(lockfile, lock or b"", manifest, declaration.setup_id, declaration.why, declaration.linker)
 
 
-def key_parts(declaration: NodeDeclaration, settings: InstallSettings) -> dict[str, object]:
+def key_parts(declaration: NodeDeclaration, settings: InstallSettings, root: Path | None = None) -> dict[str, object]:
     """What makes two Node environments the same."""
     setup = setup_of(declaration)
-    return {
+    parts: dict[str, object] = {
         "package": package_json(declaration),
         "lock": (declaration.lock_bytes or declaration.setup_lock or b"").decode("utf-8", errors="replace"),
         "setup": [setup.tool, setup.version, "sandbox"],
         "node": node_version(),
         "registry": registry(settings),
     }
+    if setup.setup_id not in ("", setup.tool) or setup.linker:  # absent otherwise: earlier keys stay as they were
+        parts["row"] = [setup.setup_id, setup.linker]
+    if declaration.members and root is not None:  # the candidate's own folders the install reads
+        parts["members"] = {member: digest(Path(root) / member) for member in declaration.members}
+    return parts
 
 
-def build(folder: Path, declaration: NodeDeclaration, settings: InstallSettings, key: str) -> Manifest:
-    """Set `folder/node/node_modules` up with the tool the lockfile names (npm, yarn, pnpm), in the sandbox,
-    scripts off; raise InstallError with the tool's own last lines."""
+def build(
+    folder: Path, declaration: NodeDeclaration, settings: InstallSettings, key: str, root: Path | None = None
+) -> Manifest:
+    """Set `folder/node/node_modules` up with the tool the files name (npm, yarn, pnpm, bun ...), in the
+    sandbox, scripts off; raise InstallError with the tool's own last lines."""
     setup = setup_of(declaration)
     started = time.monotonic()
     lock = declaration.setup_lock if declaration.setup_lockfile else declaration.lock_bytes
-    evidence = nodesetup.run(setup, folder, package_json(declaration), lock or b"", registry(settings), settings)
+    evidence = nodesetup.run(
+        setup, folder, package_json(declaration), lock or b"", registry(settings), settings,
+        root=root, members=declaration.members,
+    )  # fmt: skip
     modules = folder / FOLDER / NODE_MODULES
     dev = frozenset(d.name for d in declaration.dev_dependencies)
     packages = installed(modules) if evidence["tool"] == "npm" else nodesetup.installed(modules, dev)

@@ -1,8 +1,13 @@
-"""Node projects set up by the tool their lockfile names: npm (`package-lock.json`, `npm-shrinkwrap.json`,
-or no lockfile at all), yarn or pnpm, the kit's pinned copy (or the version the project's
-`packageManager` names, when the registry has it), run in the sandbox whose only network is the
-registry proxy, lifecycle scripts off, the lockfile frozen (`npm ci`). The tool reads its own lockfile;
-the kit only names which tool wrote it (a yarn.lock with `__metadata` is yarn berry's).
+"""Node projects set up by the tool their files name, from the kit's table (`tooltable.toml`): npm, bun, pnpm,
+yarn (classic or berry), deno; the kit's pinned copy (or the version `packageManager` names, when the
+registry has it), run in the sandbox whose only network is the registry proxy, lifecycle scripts off, the
+lockfile frozen. The tool reads its own lockfile; the kit only names which tool wrote it.
+
+The setup runs on a folder holding package.json, the lockfile and the submission's own folders the install
+reads (workspace members, `file:` dependencies), never its installer configuration. What it made that runs
+need is kept: every node_modules (the root's and the members'), and what the row keeps (yarn's Plug'n'Play
+files). Each run sees node_modules as a folder of links into the kept one, the tool's own links (a
+workspace member, pnpm's store) kept as they are, so they resolve inside the run's own copy.
 """
 
 from __future__ import annotations
@@ -10,106 +15,116 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import cache, tools, toolsetup
+from gradelib.environment import cache, tools, toolsetup, tooltable
 from gradelib.environment.settings import InstallSettings
+from gradelib.environment.tooltable import SetupRow
 from gradelib.errors import InstallError
-from gradelib.sandbox.mounts import NODE_MODULES
+from gradelib.sandbox import safefs
+from gradelib.sandbox.mounts import COPY, LINK, MODULES, NODE_MODULES
 from gradelib.sandbox.registryproxy import PORT as PROXY_PORT
 
 PNPM_LOCK = "pnpm-lock.yaml"
 NPM_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")
-BERRY_MARK = re.compile(rb"^__metadata:", re.M)
-PACKAGE_MANAGER = re.compile(r"^(yarn|pnpm|npm)@(\d+)(\.[0-9A-Za-z.-]+)?(\+.*)?$")
+PACKAGE_MANAGER = re.compile(r"^(yarn|pnpm|npm|bun|deno)@(\d+)(\.[0-9A-Za-z.-]+)?(\+.*)?$")
 STORE = ".kit-store"  # the tool's download cache, inside the setup's copy (dropped with it)
+YARN_CACHE = ".yarn/cache"  # yarn berry's cache, kept when Plug'n'Play reads its packages from it
+TREE = "node"  # where what the setup made is kept, in the environment's folder, as it lay in the copy
+MEMBER_SKIP = frozenset({"node_modules", ".git", "dist", "build", ".yarn", ".pnp.cjs", ".pnp.loader.mjs"})
 
 
 @dataclass(frozen=True)
 class NodeSetup:
-    """Which tool sets a locked Node project up, at which version, and why that version."""
+    """Which tool sets a Node project up (a row of the table), at which version, and why that version."""
 
-    tool: str  # a name in tools.TOOLS: "npm", "yarn", "yarn-berry", "pnpm"
+    tool: str  # a name in tools.TOOLS: "npm", "yarn", "yarn-berry", "pnpm", "bun", "deno"
     version: str
-    lockfile: str  # "" for npm without one
+    lockfile: str  # "" without one
     pinned_by: str = "the kit"  # or "packageManager"
+    setup_id: str = ""  # the table's row ("" for the tool's own row)
+    why: str = ""
+    linker: str = ""  # yarn berry's nodeLinker when .yarnrc.yml sets one
+
+    @property
+    def row(self) -> SetupRow:
+        """The table's row."""
+        return tooltable.row(self.setup_id or self.tool)
+
+    def _values(self, registry: str) -> dict[str, str]:
+        proxy = f"http://127.0.0.1:{PROXY_PORT}"
+        cache_folder = YARN_CACHE if self.linker == "pnp" else STORE  # Plug'n'Play reads its packages from it
+        return {"registry": registry, "registry_bare": registry.rstrip("/"), "store": STORE, "proxy": proxy,
+                "cache": cache_folder}  # fmt: skip
 
     def argv(self, registry: str) -> list[str]:
-        """The install command, lockfile frozen, scripts off."""
-        if self.tool == "npm":
-            quiet = ["--ignore-scripts", "--include=dev", "--no-audit", "--no-fund", "--loglevel=error"]
-            how = ["ci"] if self.lockfile else ["install", "--no-package-lock"]
-            return ["npm", *how, *quiet, "--registry", registry, "--cache", STORE]
-        if self.tool == "yarn":
-            return [
-                "yarn", "install", "--frozen-lockfile", "--ignore-scripts", "--non-interactive", "--no-progress",
-                "--registry", registry, "--cache-folder", STORE,
-            ]  # fmt: skip
-        if self.tool == "yarn-berry":
-            return ["yarn", "install", "--immutable", "--mode=skip-build"]
-        return [
-            "pnpm", "install", "--frozen-lockfile", "--ignore-scripts", "--config.confirmModulesPurge=false",
-            f"--config.registry={registry}", f"--config.store-dir={STORE}", "--config.package-import-method=copy",
-            "--config.manage-package-manager-versions=false", "--config.package-manager-strict=false",
-        ]  # fmt: skip
+        """The install command, lockfile frozen when there is one, scripts off."""
+        commands = self.row.commands if self.lockfile or not self.row.unlocked else self.row.unlocked
+        return [tooltable.expand(word, self._values(registry)) for word in commands[0]]
 
-    def env(self, registry: str) -> dict[str, str]:
-        """Variables the tool reads its settings from (the submission's own configuration files are not copied)."""
-        if self.tool == "yarn-berry":
-            proxy = f"http://127.0.0.1:{PROXY_PORT}"
-            return {
-                "YARN_ENABLE_SCRIPTS": "false", "YARN_NODE_LINKER": "node-modules", "YARN_NPM_REGISTRY_SERVER":
-                registry.rstrip("/"), "YARN_HTTPS_PROXY": proxy, "YARN_HTTP_PROXY": proxy,
-                "YARN_ENABLE_TELEMETRY": "0", "YARN_ENABLE_GLOBAL_CACHE": "false", "YARN_CACHE_FOLDER": STORE,
-                "YARN_ENABLE_IMMUTABLE_CACHE": "false", "YARN_ENABLE_PROGRESS_BARS": "false",
-                "YARN_IGNORE_PATH": "1", "COREPACK_ENABLE_STRICT": "0",
-            }  # fmt: skip
-        return {
-            "npm_config_ignore_scripts": "true", "npm_config_update_notifier": "false", "NODE_ENV": "development",
-            "SKIP_YARN_COREPACK_CHECK": "1", "COREPACK_ENABLE_STRICT": "0",
-        }  # fmt: skip
+    def env(self, registry: str, *, run: bool = False) -> dict[str, str]:
+        """Variables the tool reads its settings from, in the setup and (`run`) in every run (the
+        submission's own configuration files are not copied)."""
+        extra = self.row.run_env if run else self.row.setup_env
+        values = self._values(registry)
+        found = {name: tooltable.expand(value, values) for name, value in {**self.row.env, **extra}.items()}
+        if self.row.linker:  # the linker the project chose (.yarnrc.yml), else node_modules as every tool makes
+            found["YARN_NODE_LINKER"] = self.linker or "node-modules"
+        return found
 
     def direct(self) -> dict[str, str] | None:
         """For yarn 1, the variables that keep it off the proxy for the registries (its tunnel agent opens a
         tunnel, and a TLS handshake, per package): it reaches them through their passages
         (`toolsetup.run`), keeping its connections alive. None for the others, which do through the proxy."""
-        if self.tool != "yarn":
-            return None
-        return {"npm_config_https_proxy": "", "npm_config_proxy": ""}  # then yarn reads HTTPS_PROXY and NO_PROXY
+        return dict(self.row.direct) if self.row.direct is not None else None
+
+    def kept(self) -> tuple[str, ...]:
+        """What the setup made in the copy, besides node_modules, that every run needs."""
+        if self.tool == "yarn-berry" and self.linker != "pnp":
+            return ()
+        return tuple(tooltable.expand(path, {"cache": YARN_CACHE}) for path in self.row.keep)
 
     def to_dict(self, registry: str) -> dict[str, Any]:
         """The report's account of the setup: tool, version, why that version, the command."""
         return {
-            "tool": self.tool,
-            "version": self.version,
-            "version_from": self.pinned_by,
-            "command": " ".join(self.argv(registry)),
-            "lockfile": self.lockfile,
-        }
+            "tool": self.tool, "version": self.version, "version_from": self.pinned_by, "why": self.why,
+            "command": " ".join(self.argv(registry)), "lockfile": self.lockfile, "setup": self.row.id,
+        } | ({"linker": self.linker} if self.linker else {})  # fmt: skip
 
 
-def choose(lockfile: str, lock: bytes, package_json: Mapping[str, Any]) -> NodeSetup:
-    """The tool that wrote `lockfile` (npm for none), at the version `packageManager` pins when it names
-    that tool."""
-    if lockfile in NPM_LOCKS or not lockfile:
-        tool = "npm"
-    else:
-        tool = "pnpm" if lockfile == PNPM_LOCK else "yarn-berry" if BERRY_MARK.search(lock) else "yarn"
+def choose(
+    lockfile: str, lock: bytes, package_json: Mapping[str, Any], setup_id: str = "", why: str = "", linker: str = ""
+) -> NodeSetup:
+    """The row's tool (the one that wrote `lockfile`; npm for none), at the version `packageManager` pins
+    when it names that tool."""
+    row = tooltable.row(setup_id) if setup_id else _row_of_lock(lockfile, lock)
+    tool = row.tool
     wanted = package_json.get("packageManager")
     match = PACKAGE_MANAGER.match(wanted) if isinstance(wanted, str) else None
-    if match:
-        family = match.group(1)
-        major = int(match.group(2))
-        names = family if family in ("pnpm", "npm") else ("yarn" if major < 2 else "yarn-berry")
+    if match and row.pinned_by == "packageManager":
+        family, major = match.group(1), int(match.group(2))
+        names = "yarn-berry" if family == "yarn" and major >= 2 else family
         if names == tool and match.group(3):
             version = match.group(2) + match.group(3)
             if tools.VERSION.match(version):
-                return NodeSetup(tool, version, lockfile, "packageManager")
-    return NodeSetup(tool, tools.TOOLS[tool].version, lockfile)
+                return NodeSetup(tool, version, lockfile, "packageManager", row.id, why, linker)
+    return NodeSetup(tool, tools.TOOLS[tool].version, lockfile, "the kit", row.id, why, linker)
+
+
+def _row_of_lock(lockfile: str, lock: bytes) -> SetupRow:
+    """The row of the tool that wrote `lockfile` (a yarn.lock with `__metadata` is berry's), npm for none."""
+    berry = b"__metadata:" in lock
+    for row in tooltable.rows("node"):
+        if (lockfile and lockfile in row.locks and berry == (row.tool == "yarn-berry")) or (
+            lockfile in row.locks and row.tool not in ("yarn", "yarn-berry")
+        ):
+            return row
+    return tooltable.row("npm")
 
 
 def provision(setup: NodeSetup, settings: InstallSettings) -> tuple[NodeSetup, tools.Provisioned, str]:
@@ -119,7 +134,8 @@ def provision(setup: NodeSetup, settings: InstallSettings) -> tuple[NodeSetup, t
     except InstallError as exc:
         if setup.pinned_by == "the kit":
             raise
-        kit = NodeSetup(setup.tool, tools.TOOLS[setup.tool].version, setup.lockfile)
+        kit = NodeSetup(setup.tool, tools.TOOLS[setup.tool].version, setup.lockfile, "the kit", setup.setup_id,
+                        setup.why, setup.linker)  # fmt: skip
         note = f"packageManager asks for {setup.version}, which could not be provisioned ({exc.reason})"
         note += f"; used {kit.version}"
         return kit, tools.provision(kit.tool, settings, kit.version), note
@@ -132,32 +148,50 @@ def run(
     lock: bytes,
     registry: str,
     settings: InstallSettings,
+    *,
+    root: Path | None = None,
+    members: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Set the project up in the sandbox and move its node_modules to `folder/node/node_modules`.
+    """Set the project up in the sandbox and keep what it made under `folder/node`, as it lay in the copy.
 
-    Returns the setup's evidence (tool, version, command, registries reached, refusals); raises
-    InstallError with the tool's last lines.
+    `members` are the submission's (at `root`) own folders the install reads: copied in whole, without
+    what a tool made there. Returns the setup's evidence (tool, version, command, registries reached,
+    refusals, what was kept and how runs see it); raises InstallError with the tool's last lines.
     """
     if settings.offline:
         what = setup.lockfile or "package.json"
         raise InstallError("node", f"offline: {what} is set up by {setup.tool}, which needs the registry")
     setup, provisioned, note = provision(setup, settings)
-    target = folder / "node"
+    target = folder / TREE
     target.mkdir(exist_ok=True)
     text = json.dumps(package_json, indent=2) + "\n"
     (target / "package.json").write_text(text, encoding="utf-8")
     source = Path(tempfile.mkdtemp(prefix=".setup-", dir=folder))
+    products: list[dict[str, str]] = []
 
     def collect(copy: Path, _: Path | None) -> None:
-        modules = copy / NODE_MODULES
-        if not modules.is_dir() or modules.is_symlink():
+        for rel in ("", *members):
+            where = f"{rel}/{NODE_MODULES}" if rel else NODE_MODULES
+            modules = copy / where
+            if modules.is_dir() and not modules.is_symlink():
+                (target / where).parent.mkdir(parents=True, exist_ok=True)
+                cache.adopt(modules, target / where)
+                products.append({"path": where, "how": MODULES})
+        for rel in setup.kept():
+            made = copy / rel
+            if (made.exists() or made.is_symlink()) and not made.is_symlink():
+                (target / rel).parent.mkdir(parents=True, exist_ok=True)
+                cache.adopt(made, target / rel)
+                products.append({"path": rel, "how": COPY if made.is_file() else LINK})
+        if not products:
             raise InstallError("node", f"{setup.tool} {setup.version} succeeded but made no node_modules")
-        cache.adopt(modules, target / NODE_MODULES)
 
     try:
         (source / "package.json").write_text(text, encoding="utf-8")
         if setup.lockfile:
             (source / setup.lockfile).write_bytes(lock)
+        for rel in members:
+            _copy_member(Path(root) / rel if root else None, source / rel)
         argv, env = setup.argv(registry), setup.env(registry)
         done = toolsetup.run(
             provisioned, source, [argv], env, settings, registry, collect, ecosystem="node",
@@ -165,7 +199,22 @@ def run(
         )  # fmt: skip
     finally:
         cache.discard(source)
-    return setup.to_dict(registry) | done | ({"note": note} if note else {})
+    kept = {"products": products} if products != [{"path": NODE_MODULES, "how": MODULES}] else {}
+    return setup.to_dict(registry) | done | ({"note": note} if note else {}) | kept
+
+
+def _copy_member(source: Path | None, target: Path) -> None:
+    """One of the submission's own folders, for the install to read (without what a tool made in it)."""
+    if source is None or not source.is_dir() or source.is_symlink():
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    safefs.copy_tree(source, target)
+    for name in MEMBER_SKIP:
+        made = target / name
+        if made.is_symlink() or made.is_file():
+            made.unlink()
+        elif made.exists():
+            shutil.rmtree(made)
 
 
 def installed(node_modules: Path, dev_names: frozenset[str]) -> tuple[tuple[str, str, bool], ...]:

@@ -64,6 +64,16 @@ class Installed:
         """The node_modules folder (Node)."""
         return self.folder / nodeinstall.FOLDER / NODE_MODULES
 
+    @property
+    def products(self) -> tuple[tuple[str, Path, str], ...]:
+        """What a Node setup kept beyond the root's node_modules, for every copy: (path, kept at, how)."""
+        kept = (self.setup or {}).get("products") or []
+        return tuple(
+            (str(item["path"]), self.folder / nodeinstall.FOLDER / str(item["path"]), str(item["how"]))
+            for item in kept
+            if isinstance(item, dict) and {"path", "how"} <= set(item)
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (no paths: they differ between machines)."""
         return {
@@ -125,7 +135,10 @@ class Environment:
     def bin_dirs(self) -> list[str]:
         """Folders first on the sandbox PATH: the tool that set the submission up, the kit's uv, then the
         virtualenv's bin (or the `python` shim). npm's own `npx` is the machine's, with Node."""
-        found = [str(i.tool_bin) for i in (self.python, self.node) if i is not None and i.tool_bin]
+        found = [
+            str(i.setup["wrappers"]) for i in (self.python, self.node) if i and i.setup and i.setup.get("wrappers")
+        ]
+        found += [str(i.tool_bin) for i in (self.python, self.node) if i is not None and i.tool_bin]
         found += [str(self.uv.bin_dir)] if self.uv and str(self.uv.bin_dir) not in found else []
         if self.python:
             return [*found, str(self.python.run_venv / "bin")]
@@ -137,7 +150,8 @@ class Environment:
             read_only=tuple(self.read_only_paths()),
             placeholders=tuple(self.placeholders().items()),
             bin_dirs=tuple(self.bin_dirs()),
-            node_modules=self.node.node_modules if self.node else None,
+            node_modules=self.node.node_modules if self.node and not self.node.products else None,
+            products=self.node.products if self.node else (),
             venv=self.python.run_venv if self.python else None,
             editable_roots=tuple(self.python.editable_roots()) if self.python else (),
             binds=self._binds(),
@@ -271,6 +285,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     python = node = None
     python_version = node_version = None
     tool_env: dict[str, str] = {}
+    node_tool_env: dict[str, str] = {}
     if declaration.python is not None:
         py = declaration.python
         try:
@@ -295,9 +310,10 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
         try:
             node_version = npm.node_version() or None
             node = _obtain(
-                "node", nodeinstall.key_parts(nd, settings), settings,
-                lambda folder, key: nodeinstall.build(folder, nd, settings, key),
+                "node", nodeinstall.key_parts(nd, settings, Path(root)), settings,
+                lambda folder, key: nodeinstall.build(folder, nd, settings, key, Path(root)),
             )  # fmt: skip
+            node_tool_env = nodeinstall.setup_of(nd).env(npm.registry(settings) if registry else "", run=True)
         except (InstallError, OSError) as exc:
             errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
     if python is not None and not python.stable:
@@ -305,7 +321,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
         tool_env = {"UV_NO_SYNC": "1", "UV_PROJECT_ENVIRONMENT": str(python.run_venv)}
     shims = python_shims(settings)
     uv = _kit_uv(settings)
-    tool_env = UV_RUN_ENV | tool_env
+    tool_env = UV_RUN_ENV | node_tool_env | tool_env
     taken = _inventory(Path(root), declaration, python, node)
     return Environment(
         declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env, taken

@@ -38,9 +38,11 @@ NOT_SOURCE = frozenset({".git", ".venv", "venv", "node_modules", "__pycache__", 
 MAX_DIGEST_FILES = 20_000
 # `pip install .`, `pip install -e .`, `python -m pip install --editable ".[dev]"`, `uv pip install -e .`
 PIP_INSTALL_HERE = re.compile(
-    r"\b(?:pip3?|uv\s+pip|pipx)\s+install\s+(?:-[\w-]+\s+)*?(?P<editable>-e\s+|--editable[=\s]+)?[\"']?\.(?:\[[^\]]*\])?[\"']?(?=\s|$|`)",
+    r"\b(?:pip3?|uv\s+pip|pipx)\s+install\s+(?:-[\w-]+\s+)*?(?P<editable>-e\s+|--editable[=\s]+)?[\"']?\.(?:\[(?P<extras>[^\]]*)\])?[\"']?(?=\s|$|`)",
     re.M,
 )
+# Dependencies only the project's build can name: setup.py's arguments, or `dynamic` in [project].
+BUILD_NAMES_DEPENDENCIES = re.compile(r"\b(install_requires|extras_require)\b")
 INSTALLS_PROJECT = re.compile(r"\b(?P<tool>uv\s+sync|poetry\s+install|pipenv\s+install\s+(?:-e|--editable))\b")
 RUNS_THROUGH = re.compile(r"\b(uv\s+run|poetry\s+run)\b")
 SEPARATORS = re.compile(r"&&|\|\||[;|&`]|\$\(")
@@ -62,6 +64,8 @@ class Project:
     scripts: tuple[str, ...] = ()  # the console scripts it declares
     editable: bool = False  # the README or the tool installs it editable: the copy's code is what runs
     required: bool = True  # False: only a tool's habit says so (uv sync, poetry install); it runs uninstalled too
+    extras: tuple[str, ...] = ()  # the extras the README installs it with (`pip install -e ".[dev]"`)
+    declared_in: str = ""  # where its dependencies are declared (`setup.py (install_requires)`)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (no paths)."""
@@ -78,10 +82,25 @@ def detect(reader: Reader, doc: Mapping[str, Any] | None) -> Project | None:
     if system is None:
         return None
     name, version, scripts = _metadata(reader, doc)
-    reasons, editable, required = _reasons(reader, scripts)
+    reasons, editable, required, extras = _reasons(reader, scripts, doc)
     if not reasons:
         return None
-    return Project(tuple(reasons), system, digest(reader.root), name, version, tuple(scripts), editable, required)
+    return Project(
+        tuple(reasons), system, digest(reader.root), name, version, tuple(scripts), editable, required, extras,
+        _declared_in(reader, doc),
+    )  # fmt: skip
+
+
+def _declared_in(reader: Reader, doc: Mapping[str, Any] | None) -> str:
+    """Where the project's dependencies are declared, for a reader: setup.py's, setup.cfg's or pyproject's."""
+    project = doc.get("project") if doc else None
+    if isinstance(project, dict) and "dependencies" in project:
+        return PYPROJECT
+    if (reader.text(SETUP_CFG) or "").find("install_requires") >= 0:
+        return SETUP_CFG
+    if BUILD_NAMES_DEPENDENCIES.search(reader.text(SETUP_PY) or ""):
+        return f"{SETUP_PY} (install_requires)"
+    return "the project's metadata"
 
 
 def _build_system(reader: Reader, doc: Mapping[str, Any] | None) -> BuildSystem | None:
@@ -153,16 +172,21 @@ def _setup_py_scripts(reader: Reader) -> list[str]:
     return re.findall(r"[\"']\s*([A-Za-z0-9][\w.-]*)\s*=\s*[\w.]+:[\w.]+\s*[\"']", text)
 
 
-def _reasons(reader: Reader, scripts: list[str]) -> tuple[list[str], bool, bool]:
-    """Why the project is installed (empty: it need not be), whether editable, whether it cannot run without.
+def _reasons(
+    reader: Reader, scripts: list[str], doc: Mapping[str, Any] | None
+) -> tuple[list[str], bool, bool, tuple[str, ...]]:
+    """Why the project is installed (empty: it need not be), whether editable, whether it cannot run
+    without, and the extras its README installs.
 
     A console script that run.sh calls, a src/ layout or a README's `pip install .` mean the code
     does not run uninstalled; `uv run`, `uv sync`, `poetry install` and the like install the
-    project out of habit, and its code may well run from its folder without that.
+    project out of habit, and its code may well run from its folder without that. Dependencies only
+    its build can name (setup.py's `install_requires`, `dynamic` dependencies) are had by installing it.
     """
     required: list[str] = []
     habit: list[str] = []
     editable = False
+    extras: tuple[str, ...] = ()
     run_sh = reader.text(RUN_SH) or ""
     called = sorted(set(scripts) & set(commands(run_sh)))
     if called:
@@ -179,6 +203,7 @@ def _reasons(reader: Reader, scripts: list[str]) -> tuple[list[str], bool, bool]
         if found := PIP_INSTALL_HERE.search(text):
             required.append(f"{readme} says `{' '.join(found.group(0).split())}`")
             editable = editable or bool(found.group("editable"))
+            extras = tuple(e.strip() for e in (found.group("extras") or "").split(",") if e.strip().isidentifier())
         if found := INSTALLS_PROJECT.search(text):
             habit.append(f"{readme} says `{' '.join(found.group(0).split())}`")
             editable = True
@@ -186,7 +211,21 @@ def _reasons(reader: Reader, scripts: list[str]) -> tuple[list[str], bool, bool]
     if names_the_project(reader):
         habit.append('the Pipfile installs the project itself (path = ".")')
         editable = True
-    return required + habit, editable, bool(required)
+    if not required and not habit and (why := _dependencies_by_build(reader, doc)):
+        habit.append(why)
+        editable = True
+    return required + habit, editable, bool(required), extras
+
+
+def _dependencies_by_build(reader: Reader, doc: Mapping[str, Any] | None) -> str | None:
+    """Why only the project's build can name its dependencies, when so: the project is then installed (from
+    its own folder, editable) so that they are."""
+    project = doc.get("project") if doc else None
+    if isinstance(project, dict) and "dependencies" in (project.get("dynamic") or []):
+        return "its [project] dependencies are dynamic: only its build names them"
+    if BUILD_NAMES_DEPENDENCIES.search(reader.text(SETUP_PY) or ""):
+        return f"its dependencies are declared in {SETUP_PY}, which only its build reads"
+    return None
 
 
 def _code(script: str) -> str:

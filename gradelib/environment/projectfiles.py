@@ -27,6 +27,29 @@ def project_files(venv: Path, name: str | None) -> tuple[str | None, list[str], 
     return None, [], []
 
 
+def project_requires(venv: Path, name: str, extras: tuple[str, ...] = ()) -> list[str]:
+    """The distributions the installed project requires (its metadata's Requires-Dist, markers met on this
+    machine with `extras`): what its build says it declares."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    sites = [str(site) for site in venv.glob("lib/python*/site-packages")]
+    wanted = normal_name(name)
+    for dist in importlib.metadata.distributions(path=sites):
+        if normal_name(str(dist.metadata["Name"] or "")) != wanted:
+            continue
+        found = []
+        for text in dist.requires or []:
+            try:
+                requirement = Requirement(text)
+            except InvalidRequirement:
+                continue
+            marker = requirement.marker
+            if marker is None or any(marker.evaluate({"extra": extra}) for extra in ("", *extras)):
+                found.append(requirement.name)
+        return sorted(set(found))
+    return []
+
+
 def _from_folder(dist: importlib.metadata.Distribution) -> bool:
     try:
         doc = json.loads(dist.read_text("direct_url.json") or "{}")

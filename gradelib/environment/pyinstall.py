@@ -21,9 +21,10 @@ from gradelib.environment import buildsystem, tools, toolsetup
 from gradelib.environment.cache import Manifest, adopt
 from gradelib.environment.declaration import PythonDeclaration
 from gradelib.environment.declared import normal_name, some_of
-from gradelib.environment.projectfiles import editable_roots, project_files
+from gradelib.environment.projectfiles import editable_roots, project_files, project_requires
 from gradelib.environment.pysetup import installed
 from gradelib.environment.settings import InstallSettings
+from gradelib.environment.toolsetup import Step
 from gradelib.environment.uvtool import index_options, interpreter_version, wheels_only
 from gradelib.errors import InstallError
 
@@ -53,12 +54,14 @@ def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict
     return parts
 
 
-def commands(declaration: PythonDeclaration, settings: InstallSettings, venv: Path, inputs: Path) -> list[list[str]]:
-    """`uv venv`, `uv pip install` of the declared packages, then of the project (no dependencies)."""
+def commands(declaration: PythonDeclaration, settings: InstallSettings, venv: Path, inputs: Path) -> list[Step]:
+    """`uv venv`, `uv pip install` of the declared packages, then of the project (built by its own backend,
+    without dependencies), then of the project's dependencies as its metadata names them (wheels only,
+    unless builds from source were allowed: the project itself is the one thing built)."""
     python = str(venv / "bin" / "python")
     # --seed: pip is there, so a run.sh that starts with `pip install -r requirements.txt` finds
     # everything satisfied (the runs set PIP_NO_INDEX: pip never reaches for the network).
-    found = [[
+    found: list[Step] = [[
         "uv", "venv", "--quiet", "--seed", "--allow-existing", "--python", settings.python, *index_options(settings),
         str(venv),
     ]]  # fmt: skip
@@ -70,7 +73,31 @@ def commands(declaration: PythonDeclaration, settings: InstallSettings, venv: Pa
         ])  # fmt: skip
     if declaration.project is not None:  # an editable one runs from each run's copy (`projectfiles.py`)
         found.append(["uv", "pip", "install", "--no-deps", *common, "."])
+        found.append(_dependencies_step(declaration, settings, venv, inputs, common))
     return found
+
+
+def _dependencies_step(
+    declaration: PythonDeclaration, settings: InstallSettings, venv: Path, inputs: Path, common: list[str]
+) -> Step:
+    """The project's own dependencies (setup.py's `install_requires` too), named by installing the project
+    by its name once it is there: uv reads them from the metadata its backend built. Nothing when the project
+    could not be built."""
+
+    def step(_copy: Path, out: Path | None) -> list[str] | None:
+        dist, _scripts, _top = (
+            project_files(out, declaration.project.name) if out and declaration.project else (None, [], [])
+        )
+        if dist is None:
+            return None
+        name = dist.split(" ", 1)[0]
+        extras = (
+            f"[{','.join(declaration.project.extras)}]" if declaration.project and declaration.project.extras else ""
+        )
+        build = [] if settings.build_source else ["--no-build"]
+        return ["uv", "pip", "install", *common, "-c", str(inputs / CONSTRAINTS), *build, f"{name}{extras}"]
+
+    return step
 
 
 def build(
@@ -97,8 +124,8 @@ def build(
     try:
         done = toolsetup.run(
             uv, source or inputs, argv, env, settings, "", collect, ecosystem="python", env_at=str(venv),
-            inputs=inputs, optional=1 if project is not None else 0,
-            doing=" (uv venv, uv pip install)",
+            inputs=inputs, may_fail={len(argv) - 2} if project is not None else set(),
+            doing=" (uv venv, uv pip install)", checks=[["uv", "pip", "check", "--python", str(venv / "bin/python")]],
         )  # fmt: skip
     except InstallError as exc:
         raise InstallError("python", _hint(exc.reason, declaration, settings)) from exc
@@ -114,7 +141,8 @@ def build(
     record = _project_record(declaration, venv, Path(source) if source else None, done)
     setup = {
         "tool": "uv", "version": uv.version, "version_from": "the kit", "why": _why(declaration),
-        "command": " && ".join(_shown(a, folder) for a in argv), "build_source": settings.build_source,
+        "command": " && ".join(_shown(a, folder) for a in argv if not callable(a)),
+        "build_source": settings.build_source,
     } | {k: v for k, v in done.items() if k != "failed"}  # fmt: skip
     return Manifest(key, "python", packages, float(done["seconds"]), record, setup)
 
@@ -165,5 +193,11 @@ def _project_record(
         return record | {"installed": None, "build_error": why}
     dist, scripts, top_level = project_files(venv, project.name)
     roots = editable_roots(source, top_level) if source is not None and project.editable else []
-    command = "uv pip install --no-deps ."
-    return record | {"installed": dist, "command": command, "entry_points": scripts, "editable_roots": roots}
+    command = "uv pip install --no-deps . (then its dependencies, as its metadata names them)"
+    requires = project_requires(venv, dist.split(" ", 1)[0], project.extras) if dist else None
+    if dist:  # what only its build knew (setup.py's name and version)
+        record |= {"name": record["name"] or dist.split(" ", 1)[0], "version": record["version"] or dist.split(" ")[-1]}
+    return record | {
+        "installed": dist, "command": command, "entry_points": scripts, "editable_roots": roots,
+        "requires": requires, "declared_in": project.declared_in,
+    }  # fmt: skip

@@ -15,15 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gradelib.environment import tools
+from gradelib.environment import tools, tooltable
 from gradelib.environment.capped import run_capped
 from gradelib.environment.settings import InstallSettings
 from gradelib.environment.uvtool import index_options, reason, uv_binary, uv_environment
 from gradelib.errors import InstallError
 
 MAX_SPEC_CHARS = 100
-# (tool, table under [tool], key): where a project asks for its tool's version
-SETTINGS = {"poetry": ("poetry", "requires-poetry"), "uv": ("uv", "required-version")}
 if TYPE_CHECKING:
     from packaging.specifiers import SpecifierSet
 
@@ -40,19 +38,28 @@ class Chosen:
     note: str = ""
 
 
-def asked(tool: str, pyproject: Mapping[str, Any] | None) -> str:
-    """The project's version specifier for `tool` (`""` when it names none or names it badly)."""
-    where = SETTINGS.get(tool)
-    table = (pyproject or {}).get("tool")
-    if where is None or not isinstance(table, dict) or not isinstance(table.get(where[0]), dict):
+def asked(setting: str, pyproject: Mapping[str, Any] | None) -> str:
+    """The project's version specifier at `setting`, a dotted pyproject key (`tool.poetry.requires-poetry`,
+    the table's `pinned_by`); `""` when it names none, names it badly, or the setting is not a pyproject key."""
+    if not setting.startswith("tool."):
         return ""
-    spec = table[where[0]].get(where[1])
-    return spec.strip() if isinstance(spec, str) and len(spec) <= MAX_SPEC_CHARS else ""
+    node: Any = pyproject or {}
+    for part in setting.split("."):
+        node = node.get(part) if isinstance(node, Mapping) else None
+    return node.strip() if isinstance(node, str) and len(node) <= MAX_SPEC_CHARS else ""
 
 
-def choose(tool: str, spec: str, settings: InstallSettings) -> Chosen:
-    """The version to set the project up with: the kit's when it satisfies `spec`, else the newest
-    release that does (from the index), else the kit's with a note saying why."""
+def setting_of(tool: str) -> str:
+    """Where a project names `tool`'s version in its pyproject.toml (the table's `pinned_by`), or `""`."""
+    for row in tooltable.rows("python"):
+        if row.tool == tool and row.pinned_by.startswith("tool."):
+            return row.pinned_by
+    return ""
+
+
+def choose(tool: str, spec: str, settings: InstallSettings, *, setting: str = "") -> Chosen:
+    """The version to set the project up with: the kit's when it satisfies `spec` (asked at `setting`),
+    else the newest release that does (from the index), else the kit's with a note saying why."""
     # packaging is the kit's dependency, imported here only: the take-homes' modules load this one, and a
     # grading run by the system interpreter alone (as an ordinary user's, say) needs it only for a pin.
     from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -60,7 +67,7 @@ def choose(tool: str, spec: str, settings: InstallSettings) -> Chosen:
     kit = tools.TOOLS[tool].version
     if not spec:
         return Chosen(kit, "the kit")
-    setting = f"{SETTINGS[tool][1]} {spec}"
+    setting = f"{(setting or setting_of(tool)).rsplit('.', 1)[-1]} {spec}"
     try:
         wanted = SpecifierSet(spec)
     except InvalidSpecifier:

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
 
-from gradelib.environment import cache, npm
+from gradelib.environment import cache, npm, tooltable
 from gradelib.environment.capped import Capped, run_capped
 from gradelib.environment.settings import InstallSettings
+from gradelib.environment.tooltable import Tool
 from gradelib.environment.uvtool import index_options, reason, uv_binary, uv_environment
 from gradelib.errors import InstallError
 
@@ -33,36 +34,8 @@ TOOL_BYTES = 512 * 1024 * 1024  # what one tool's folder may grow to while it is
 COMMANDS = "commands"  # a Python tool's own commands, linked, for PATH
 
 
-@dataclass(frozen=True)
-class Tool:
-    """One package manager: its name, where it comes from, the version the kit pins, its commands."""
-
-    name: str
-    ecosystem: str  # "python": a virtual environment of its own, made by uv; "node": npm, scripts off
-    package: str
-    version: str
-    commands: tuple[str, ...]
-    # A Python tool's dependencies are resolved as the index stood the day after this version's release:
-    # the tool as it was released. Its requirements are open ranges, and a later release of one of them
-    # can break it (PDM 2.29.4 does not start with hishel 2.0, published nine days after it).
-    released: str = ""
-
-
-# The one table of versions. Raising one is a change to the kit, tested like any other.
-TOOLS: Mapping[str, Tool] = {
-    tool.name: tool
-    for tool in (
-        Tool("uv", "kit", "uv", "0.13.9", ("uv",)),  # the kit's own (pyproject.toml pins the same)
-        Tool("poetry", "python", "poetry", "2.5.1", ("poetry",), released="2026-09-20"),
-        Tool("pdm", "python", "pdm", "2.29.4", ("pdm",), released="2026-10-27"),
-        Tool("hatch", "python", "hatch", "1.18.2", ("hatch",), released="2026-10-28"),
-        Tool("pipenv", "python", "pipenv", "2026.10.3", ("pipenv",), released="2026-10-25"),
-        Tool("npm", "node", "npm", "11.19.1", ("npm", "npx")),
-        Tool("yarn", "node", "yarn", "1.22.22", ("yarn", "yarnpkg")),
-        Tool("yarn-berry", "node", "@yarnpkg/cli-dist", "4.18.1", ("yarn", "yarnpkg")),
-        Tool("pnpm", "node", "pnpm", "10.34.8", ("pnpm", "pnpx")),
-    )
-}
+# The one table of versions (`tooltable.toml`). Raising one is a change to the kit, tested like any other.
+TOOLS: Mapping[str, Tool] = tooltable.tools()
 
 
 @dataclass(frozen=True)
@@ -107,7 +80,7 @@ def provision(name: str, settings: InstallSettings, version: str | None = None) 
     try:
         _install(tool, wanted, work, settings)
         cache.readable(work)  # every run's user reads it (the folder was made private)
-        if _ready(tool, wanted, work) is None:
+        if not os.access(command_file(tool, work, tool.commands[0]), os.X_OK):
             raise InstallError("tools", f"{name} {wanted} installed, but without its command {tool.commands[0]}")
         try:
             work.rename(folder)  # whole or not at all; another process may have been first
@@ -127,28 +100,35 @@ def bin_dir(tool: Tool, folder: Path) -> Path:
     return folder / ("node_modules/.bin" if tool.ecosystem == "node" else "bin")
 
 
+def command_file(tool: Tool, folder: Path, command: str) -> Path:
+    """Where one of the tool's commands is, inside its folder: a binary the package ships, or its bin entry."""
+    if command in tool.links:
+        return folder / tool.links[command]
+    return bin_dir(tool, folder) / command
+
+
 def _ready(tool: Tool, version: str, folder: Path) -> Provisioned | None:
     """The provisioned tool in `folder`, or None when it is not (or not whole) there."""
-    folder_bin = bin_dir(tool, folder)
-    if not all(os.access(folder_bin / command, os.X_OK) for command in tool.commands[:1]):
+    if not all(os.access(command_file(tool, folder, command), os.X_OK) for command in tool.commands[:1]):
         return None
     if folder.stat().st_mode & 0o005 != 0o005:  # kept private by an older kit: the sandbox's user reads it too
         cache.readable(folder)
-    if _from_pypi(tool, version):
+    if _from_pypi(tool, version) or tool.links:
         return Provisioned(tool, version, _commands_only(tool, folder), folder)
-    return Provisioned(tool, version, folder_bin, folder)
+    return Provisioned(tool, version, bin_dir(tool, folder), folder)
 
 
 def _commands_only(tool: Tool, folder: Path) -> Path:
     """A folder holding links to the tool's own commands only, for PATH: its environment's bin also has
-    `python` and its dependencies' scripts, which must never stand in for the submission's."""
+    `python` and its dependencies' scripts, which must never stand in for the submission's (and a binary a
+    package ships has no bin entry at all)."""
     commands = folder / COMMANDS
     if all((commands / name).is_symlink() for name in tool.commands):
         return commands
     work = Path(tempfile.mkdtemp(prefix=".commands-", dir=folder))
     try:
         for name in tool.commands:
-            (work / name).symlink_to(Path("..") / "bin" / name)
+            (work / name).symlink_to(Path("..") / command_file(tool, folder, name).relative_to(folder))
         os.chmod(work, 0o755)  # noqa: S103 - read by the sandbox's user, as every tool folder is
         try:
             work.rename(commands)

@@ -10,7 +10,7 @@ import dataclasses
 import os
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from gradelib.environment import cache, tools
 from gradelib.environment.capped import size_text
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
-from gradelib.sandbox import Limits, Sandbox
+from gradelib.sandbox import Limits, RunResult, Sandbox, Service
 from gradelib.sandbox.mounts import STABLE_ENV, WRITABLE, Mounts
 from gradelib.sandbox.registryproxy import RegistryProxy, registry_hosts
 
@@ -38,6 +38,8 @@ ENV_OUT = "env"  # the folder a tool's environment is made in, seen at STABLE_EN
 
 # What the caller takes from the finished setup: (the copy it ran in, the environment folder or None).
 Collect = Callable[[Path, "Path | None"], None]
+# A setup command, or a step that names its command from what the earlier ones made (None: nothing to run).
+Step = list[str] | Callable[[Path, "Path | None"], "list[str] | None"]
 
 
 def trust_settings(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
@@ -53,7 +55,7 @@ def trust_settings(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
 def run(
     provisioned: tools.Provisioned,
     source: Path,
-    commands: list[list[str]],
+    commands: Sequence[Step],
     env: Mapping[str, str],
     settings: InstallSettings,
     registry: str,
@@ -64,8 +66,10 @@ def run(
     stable: bool = False,
     env_at: str | None = None,
     inputs: Path | None = None,
-    optional: int = 0,
+    may_fail: Collection[int] = (),
     direct: Mapping[str, str] | None = None,
+    checks: Sequence[Sequence[str]] = (),
+    also: Sequence[tools.Provisioned] = (),
 ) -> dict[str, Any]:
     """Run `commands`, one by one, on a copy of `source`; `collect` takes what they made.
 
@@ -73,20 +77,17 @@ def run(
     STABLE_ENV (or `env_at`) is the tool's to fill, where every later run sees it. With `env_at` alone,
     that folder is seen at `env_at` (the environment's final path, where runs see it read-only) and the
     copy where it is. `inputs` is a folder of the kit's (a requirements file) seen read-only at its own
-    path. The last `optional` commands may fail: their last lines are kept under `failed`, the setup
-    goes on. `doing` follows "could not set the project up" in an error (` from yarn.lock`). `direct`,
-    the variables that stop the tool from using the proxy for a registry (yarn 1 opens a tunnel per
-    request), sends it to the registries' passages instead (`RegistryProxy.passages`), `NO_PROXY` naming
-    them; where the sandbox has no namespaces of its own it keeps the proxy. Returns the network account
-    and the time taken; raises InstallError with the tool's own last lines."""
-    tool_root = provisioned.root
-    cache.readable(tool_root)
-    mounts = Mounts(
-        read_only=(str(tool_root), *([str(inputs)] if inputs else [])),
-        placeholders=((str(tool_root), f"<{provisioned.tool.name}>"),),
-        bin_dirs=(str(provisioned.bin_dir),),
-        stable_paths=stable,
-    )
+    path. The commands whose indexes are in `may_fail` may fail: their last lines are kept under
+    `failed`, the setup goes on. A step may be a function of (the copy, the environment folder) that
+    names its command from what the earlier ones made (None: it has nothing to run). `doing` follows
+    "could not set the project up" in an error (` from yarn.lock`). `direct`, the variables that stop
+    the tool from using the proxy for a registry (yarn 1 opens a tunnel per request), sends it to the
+    registries' passages instead (`RegistryProxy.passages`), `NO_PROXY` naming them; where the sandbox
+    has no namespaces of its own it keeps the proxy. `checks`, the tool's own consistency check, run
+    after the commands: one that fails is an InstallError in its words. `also`, other tools the
+    commands use (on PATH after the tool). Returns the network account and the time taken; raises
+    InstallError with the tool's own last lines."""
+    mounts = _mounts(provisioned, also, inputs, stable)
     proxy = RegistryProxy(registry_hosts(settings.index_url, registry))
     name = f"{provisioned.tool.commands[0]} {provisioned.version}"
     started = time.monotonic()
@@ -98,33 +99,98 @@ def run(
             box.mounts = dataclasses.replace(mounts, binds=((str(out), where, WRITABLE),))
             if not box.isolate:
                 raise InstallError(ecosystem, f"{name} needs the sandbox's namespaces to set the project up")
-        failed = []
-        services, run_env = [proxy.service()], trust_settings() | dict(env)
-        if direct is not None and box.isolate:  # the sandbox's resolver is the kit's: it names the passages
-            passages = proxy.passages()
-            names = ",".join(name for passage in passages for name in passage.names)
-            services += passages
-            run_env |= dict(direct) | {"NO_PROXY": names, "no_proxy": names}
-        for number, argv in enumerate(commands):
-            # the proxy keeps the network's account: no strace, which stops a tool at every socket write
-            result = box.run(argv, copy, env=run_env, limits=_limits(settings), services=services,
-                             log_connections=False)  # fmt: skip
-            if not result.ok and not result.timed_out and number >= len(commands) - optional:
-                failed.append({"command": " ".join(argv), "tail": _tail(result)})
-            elif not result.ok:
-                break
+        services, run_env = _route(proxy, trust_settings() | dict(env), direct, box)
+        failed, stopped = _steps(box, copy, out, commands, run_env, services, settings, may_fail)
         network = proxy.evidence()
-        if result.timed_out:
-            raise InstallError(ecosystem, f"{name} took longer than {settings.max_seconds:.0f} s: stopped")
-        if not result.ok and (result.disk_limit_hit or NO_SPACE in f"{result.stdout}{result.stderr}"):
-            raise InstallError(ecosystem, f"{name}: the setup grew past {size_text(settings.max_bytes)}: stopped")
-        if not result.ok and not failed:
-            refused = [str(item) for item in network.get("refused") or ()]  # type: ignore[attr-defined]
-            also = f" (the proxy refused: {'; '.join(refused[:3])})" if refused else ""
-            raise InstallError(ecosystem, f"{name} could not set the project up{doing}: {_tail(result)}{also}")
+        if stopped is not None:
+            raise InstallError(ecosystem, _why_stopped(stopped, network, f"{name}", doing, settings))
+        checked = _checked(box, copy, checks, run_env, settings, name, ecosystem)
         collect(copy, out)
     done = {"seconds": round(time.monotonic() - started, 2), "network": network}
-    return done | ({"failed": failed} if failed else {})
+    return done | ({"failed": failed} if failed else {}) | ({"checked": checked} if checked else {})
+
+
+def _mounts(
+    provisioned: tools.Provisioned, also: Sequence[tools.Provisioned], inputs: Path | None, stable: bool
+) -> Mounts:
+    """The tool (and the others its commands use) read-only and first on PATH; the kit's inputs read-only."""
+    for each in (provisioned, *also):
+        cache.readable(each.root)
+    every = (provisioned, *also)
+    return Mounts(
+        read_only=(*(str(each.root) for each in every), *([str(inputs)] if inputs else [])),
+        placeholders=tuple((str(each.root), f"<{each.tool.name}>") for each in every),
+        bin_dirs=tuple(str(each.bin_dir) for each in every),
+        stable_paths=stable,
+    )
+
+
+def _route(
+    proxy: RegistryProxy, env: dict[str, str], direct: Mapping[str, str] | None, box: Sandbox
+) -> tuple[list[Service], dict[str, str]]:
+    """The setup's way out: the registry proxy, and the registries' passages for a tool sent to them."""
+    services = [proxy.service()]
+    if direct is not None and box.isolate:  # the sandbox's resolver is the kit's: it names the passages
+        passages = proxy.passages()
+        names = ",".join(name for passage in passages for name in passage.names)
+        services += passages
+        env |= dict(direct) | {"NO_PROXY": names, "no_proxy": names}
+    return services, env
+
+
+def _steps(
+    box: Sandbox,
+    copy: Path,
+    out: Path | None,
+    commands: Sequence[Step],
+    env: Mapping[str, str],
+    services: Sequence[Service],
+    settings: InstallSettings,
+    may_fail: Collection[int],
+) -> tuple[list[dict[str, Any]], RunResult | None]:
+    """Run the steps in order: (the failures let pass, the run whose failure ends the setup or None)."""
+    failed: list[dict[str, Any]] = []
+    for number, step in enumerate(commands):
+        argv = step(copy, out) if callable(step) else step
+        if argv is None:
+            continue
+        # the proxy keeps the network's account: no strace, which stops a tool at every socket write
+        result = box.run(argv, copy, env=env, limits=_limits(settings), services=services, log_connections=False)
+        if not result.ok and not result.timed_out and number in may_fail:
+            failed.append({"command": " ".join(argv), "tail": _tail(result), "step": number})
+        elif not result.ok:
+            return failed, result
+    return failed, None
+
+
+def _why_stopped(
+    stopped: RunResult, network: Mapping[str, Any], name: str, doing: str, settings: InstallSettings
+) -> str:
+    """Why the setup stopped, in the tool's own last lines (and what the proxy refused it)."""
+    if stopped.timed_out:
+        return f"{name} took longer than {settings.max_seconds:.0f} s: stopped"
+    if stopped.disk_limit_hit or NO_SPACE in f"{stopped.stdout}{stopped.stderr}":
+        return f"{name}: the setup grew past {size_text(settings.max_bytes)}: stopped"
+    refused = [str(item) for item in network.get("refused") or ()]
+    said = f" (the proxy refused: {'; '.join(refused[:3])})" if refused else ""
+    return f"{name} could not set the project up{doing}: {_tail(stopped)}{said}"
+
+
+def _checked(
+    box: Sandbox, copy: Path, checks: Sequence[Sequence[str]], env: Mapping[str, str], settings: InstallSettings,
+    name: str, ecosystem: str,
+) -> list[str]:  # fmt: skip
+    """The tool's own consistency check, run once the setup is done: InstallError in its words when it fails."""
+    checked = []
+    for check in checks:
+        result = box.run(list(check), copy, env=env, limits=_limits(settings), log_connections=False)
+        if not result.ok:
+            shown = " ".join(check)
+            raise InstallError(
+                ecosystem, f"{name} set the project up, but `{shown}` says it is not whole: {_tail(result)}"
+            )
+        checked.append(" ".join(check))
+    return checked
 
 
 def _limits(settings: InstallSettings) -> Limits:

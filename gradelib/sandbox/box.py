@@ -15,6 +15,7 @@ import contextlib
 import errno
 import os
 import secrets
+import shutil
 import subprocess
 import threading
 import time
@@ -27,7 +28,7 @@ from gradelib import runlog
 from gradelib.errors import SandboxUnavailable
 from gradelib.sandbox import call as runcall
 from gradelib.sandbox import diskcap, safefs
-from gradelib.sandbox.mounts import NODE_MODULES, VENV_LINK, Mounts
+from gradelib.sandbox.mounts import COPY, LINK, NODE_MODULES, VENV_LINK, Mounts
 from gradelib.sandbox.runresult import Limits, RunResult, Service
 from gradelib.settings import current_settings
 
@@ -127,6 +128,9 @@ class Sandbox(AbstractContextManager["Sandbox"]):
             raise
         if self.mounts.node_modules is not None:
             link_node_modules(target, self.mounts.node_modules)
+        for rel, product, how in self.mounts.products:
+            if _plain_path(target, rel):  # a member folder the candidate made a link is not one of its own
+                place_product(target, rel, product, how)
         if self.mounts.venv is not None and self.link_venv:
             link_venv(target, self.mounts.venv)
         if self.as_root:
@@ -251,21 +255,70 @@ def link_venv(copy: Path, venv: Path) -> None:
     target.symlink_to(venv)
 
 
-def link_node_modules(copy: Path, installed: Path) -> None:
-    """`copy/node_modules`: a folder of links into the installed (read-only) packages.
+def link_node_modules(copy: Path, installed: Path, rel: str = NODE_MODULES) -> None:
+    """`copy/node_modules` (or `copy/REL`): a folder of links into the installed (read-only) packages.
 
     A shipped node_modules is replaced: the kit installs what the lockfile says. The folder
-    itself stays writable, for the caches test runners keep there (`node_modules/.vite`).
+    itself stays writable, for the caches test runners keep there (`node_modules/.vite`). A link
+    the tool made (a workspace member, pnpm's packages in `.pnpm`) is made again as it was, so a
+    relative one resolves inside this copy, to the candidate's own folder there; a scope folder
+    (`@me`) is made too, its entries treated the same way.
     """
-    target = copy / NODE_MODULES
+    target = copy / rel
+    _clear(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _links_into(target, installed)
+
+
+def _links_into(target: Path, installed: Path) -> None:
+    target.mkdir()
+    for entry in sorted(os.listdir(installed)):
+        source = installed / entry
+        if entry == ".package-lock.json":
+            continue
+        if source.is_symlink():
+            (target / entry).symlink_to(os.readlink(source))
+        elif entry.startswith("@") and source.is_dir():
+            _links_into(target / entry, source)
+        else:
+            (target / entry).symlink_to(source)
+
+
+def _plain_path(copy: Path, rel: str) -> bool:
+    """Whether `rel` lies in the copy through real folders only (no link, no `..`): the kit writes there."""
+    parts = Path(rel).parts
+    if not parts or ".." in parts or Path(rel).is_absolute():
+        return False
+    here = copy
+    for part in parts[:-1]:
+        here = here / part
+        if here.is_symlink() or (here.exists() and not here.is_dir()):
+            return False
+    return True
+
+
+def place_product(copy: Path, rel: str, product: Path, how: str) -> None:
+    """Put what a setup made (kept read-only at `product`) at `rel` in a copy: node_modules as a folder of
+    links, a file copied (Plug'n'Play's `.pnp.cjs` reads beside itself), anything else linked."""
+    if how == COPY and product.is_file() and not product.is_symlink():
+        target = copy / rel
+        _clear(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(product, target)
+    elif how == LINK:
+        target = copy / rel
+        _clear(target)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.symlink_to(product)
+    else:
+        link_node_modules(copy, product, rel)
+
+
+def _clear(target: Path) -> None:
     if target.is_symlink() or target.is_file():
         target.unlink()
     elif target.exists():
         _remove_tree(target)
-    target.mkdir()
-    for entry in sorted(os.listdir(installed)):
-        if entry != ".package-lock.json":
-            (target / entry).symlink_to(installed / entry)
 
 
 def _remove_tree(root: Path) -> None:

@@ -18,6 +18,9 @@ VENV_LINK = ".venv"  # where the installed virtualenv is linked into every copy
 STABLE_SUBMISSION = "/gradelib/submission"  # where a run sees its copy when the mounts ask for stable paths
 STABLE_ENV = "/gradelib/env"  # where a tool's environment made in setup is seen by every run
 READ_ONLY, WRITABLE, OVERLAY = "ro", "rw", "overlay"
+# How a setup's product reaches every copy: a folder of links (node_modules: the tool's own links kept as
+# they are, so they resolve in the copy), one link, or a copy (a file read relative to itself: .pnp.cjs).
+MODULES, LINK, COPY = "modules", "link", "copy"
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,9 @@ class Mounts:
     # the project's path (Hatch, Poetry, an editable install) find it again in every run
     stable_paths: bool = False
     env: tuple[tuple[str, str], ...] = ()  # variables every run gets (a setup tool's settings)
+    # (path in the copy, the kept product it comes from, how: MODULES, LINK or COPY): what a setup made in its
+    # copy that every copy gets (node_modules of each workspace member, Plug'n'Play's files)
+    products: tuple[tuple[str, Path, str], ...] = ()
 
     def bind_placeholders(self) -> dict[str, str]:
         """How runs show the fixed paths: the same placeholders as the folders behind them."""

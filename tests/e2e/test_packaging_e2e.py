@@ -170,7 +170,10 @@ def test_a_declared_package_the_program_cannot_import_is_an_error(
         "replay", _replay_like(tmp_path / "system-python", {"run.sh": run_sh, "requirements.txt": "tenacity\n"}), capsys
     )
     assert {line["outcome"] for line in document["lines"]} == {"error"}
-    assert "the declared package providing `tenacity` cannot be imported" in document["lines"][0]["message"]
+    assert document["lines"][0]["message"] == (
+        "the run could not import `tenacity`, which tenacity provides in the environment the kit set up:"
+        " No module named 'tenacity'"
+    )
 
 
 def test_uv_asked_to_install_at_run_time_fails_in_uvs_own_words(

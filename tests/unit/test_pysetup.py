@@ -20,7 +20,7 @@ BACKEND = '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.
 @pytest.mark.parametrize(
     ("files", "why"),
     [
-        ({"hatch.toml": "[envs.default]\n"}, "the project has a hatch.toml"),
+        ({"hatch.toml": "[envs.default]\n"}, "the submission has a hatch.toml"),
         ({"pyproject.toml": PROJECT + "[tool.hatch.envs.default]\npython = '3.11'\n"}, "[tool.hatch.envs]"),
         ({"run.sh": '#!/bin/sh\nexec hatch run python -m t "$@"\n'}, "run.sh runs `hatch run`"),
         ({"README.md": "Set up with `hatch env create`, then ./run.sh\n"}, "README.md runs `hatch env create`"),
@@ -95,7 +95,7 @@ def test_hatch_wins_over_a_script_and_a_plain_script_is_nothing(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("lock", "kind", "command"),
     [
-        ("uv.lock", "uv-project", ["uv", "sync", "--frozen"]),
+        ("uv.lock", "uv-project", ["uv", "sync", "--frozen", "--all-packages"]),
         ("poetry.lock", "poetry", ["poetry", "install", "--no-interaction"]),
         ("pdm.lock", "pdm", ["pdm", "sync"]),
     ],

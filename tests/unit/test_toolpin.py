@@ -33,7 +33,7 @@ UV = TOOLS["uv"].version
 def test_the_setting_a_project_asks_its_tool_version_with_is_read(
     tool: str, pyproject: dict[str, object] | None, spec: str
 ) -> None:
-    assert toolpin.asked(tool, pyproject) == spec
+    assert toolpin.asked(toolpin.setting_of(tool), pyproject) == spec
 
 
 def test_no_setting_or_one_the_kits_copy_meets_keeps_the_kits_copy(tmp_path: Path) -> None:

@@ -42,8 +42,8 @@ def test_a_pinned_version_that_is_not_a_plain_release_is_refused(tmp_path: Path,
 
 
 def test_an_unknown_tool_is_refused_with_the_known_ones(tmp_path: Path) -> None:
-    with pytest.raises(InstallError, match="no tool named 'bun'.*hatch"):
-        provision("bun", InstallSettings(cache_dir=tmp_path, offline=True))
+    with pytest.raises(InstallError, match="no tool named 'conda'.*hatch"):
+        provision("conda", InstallSettings(cache_dir=tmp_path, offline=True))
 
 
 def _cached_hatch(settings: InstallSettings) -> Path:
