@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import evidence, pipenv, poetry, pysetup, tooltable
+from gradelib.environment import evidence, ownsetup, pipenv, poetry, pysetup, tooltable
 from gradelib.environment.declared import (
     MAX_LOCK_BYTES,
     Declared,
@@ -147,6 +147,11 @@ def _python(reader: Reader) -> PythonDeclaration | None:
     text = reader.text(REQUIREMENTS_TXT)
     if text is not None:
         found += _requirements_txt(reader, REQUIREMENTS_TXT, text, constraints)
+    for name, why in ownsetup.requirement_files(reader):  # `pip install -r requirements-dev.txt` in the README
+        if name != REQUIREMENTS_TXT and name not in reader.included and (more := reader.text(name)) is not None:
+            reader.included.add(name)
+            reader.notes.append(f"{name} is installed: {why}")
+            found += _requirements_txt(reader, name, more, constraints)
     data = reader.read(PYPROJECT)
     doc = _toml(reader, PYPROJECT, data) if data is not None else None
     if data is not None and doc is not None:
@@ -460,8 +465,10 @@ def _lock_problems(doc: Any, registry: str) -> list[tuple[str, str, str]]:
         if where == "" or not isinstance(info, dict):
             continue
         if info.get("link"):
-            found.append((where, f"{where} -> {info.get('resolved')}", "a linked local folder"))
-            continue
+            target = os.path.normpath(str(info.get("resolved") or ""))
+            if not target or target.startswith("..") or os.path.isabs(target):
+                found.append((where, f"{where} -> {info.get('resolved')}", "a linked folder outside the submission"))
+            continue  # a workspace member, or another folder of its own: the candidate's code
         resolved = info.get("resolved")
         if isinstance(resolved, str) and not resolved.startswith(registry):
             found.append((where, f"{where}: {resolved[:120]}", f"resolved outside the registry {registry}"))

@@ -18,7 +18,11 @@ from gradelib.sandbox.mounts import NODE_MODULES
 
 FOLDER = "node"
 HIDDEN_LOCK = ".package-lock.json"
-KEPT_FIELDS = ("name", "version", "dependencies", "devDependencies", "overrides", "resolutions", "workspaces")
+# `peerDependencies` too: a lockfile records them (bun's does), and a frozen install checks package.json against it
+KEPT_FIELDS = (
+    "name", "version", "dependencies", "devDependencies", "peerDependencies", "peerDependenciesMeta", "overrides",
+    "resolutions", "workspaces",
+)  # fmt: skip
 PNPM_KEPT = ("overrides",)  # of package.json's `pnpm` settings: what pnpm's frozen lockfile is checked against
 
 

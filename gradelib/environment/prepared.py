@@ -2,17 +2,33 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import cache, inventory, nodeinstall, npm, pyinstall, pysetup, tools, toolsetup, uvtool
+from gradelib.environment import (
+    cache,
+    evidence,
+    inventory,
+    nodeinstall,
+    npm,
+    ownrun,
+    ownsetup,
+    pyinstall,
+    pysetup,
+    tools,
+    toolsetup,
+    uvtool,
+)
 from gradelib.environment.declaration import Declaration, read_declaration
-from gradelib.environment.declared import Declared, some_of
+from gradelib.environment.declared import Declared, Reader, some_of
 from gradelib.environment.inventory import Inventory
+from gradelib.environment.project import digest as project_digest
 from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, Mounts
@@ -23,6 +39,7 @@ RUNTIME_DEPENDENCY_FLAG = "runtime dependency {name}: the handout allows no new 
 # How the kit's uv runs in every run: offline, the submission's own uv configuration unread, never a
 # downloaded interpreter.
 UV_RUN_ENV = {"UV_OFFLINE": "1", "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"}
+OWN = "own"  # the ecosystem name of what the submission's own setup step made
 
 
 @dataclass(frozen=True)
@@ -66,10 +83,12 @@ class Installed:
 
     @property
     def products(self) -> tuple[tuple[str, Path, str], ...]:
-        """What a Node setup kept beyond the root's node_modules, for every copy: (path, kept at, how)."""
+        """What a setup kept of its copy for every copy (a Node setup's beyond the root's node_modules, the
+        submission's own setup step's): (path, kept at, how)."""
         kept = (self.setup or {}).get("products") or []
+        base = self.folder / (ownrun.KEPT if self.ecosystem == OWN else nodeinstall.FOLDER)
         return tuple(
-            (str(item["path"]), self.folder / nodeinstall.FOLDER / str(item["path"]), str(item["how"]))
+            (str(item["path"]), base / str(item["path"]), str(item["how"]))
             for item in kept
             if isinstance(item, dict) and {"path", "how"} <= set(item)
         )
@@ -105,6 +124,11 @@ class Environment:
     uv: tools.Provisioned | None = None  # the kit's uv, on every run's PATH (`uv run`, `uv pip`)
     tool_env: Mapping[str, str] = field(default_factory=dict)  # what the setup tool reads in every run
     inventory: Inventory = field(default_factory=Inventory)  # what it declares, owns, names; what setup left out
+    named: tuple[tools.Provisioned, ...] = ()  # the table's tools its files run (just, bun), on every run's PATH
+    own: Installed | None = None  # what the submission's own setup step (make setup, npm run build) made
+
+    def _installed(self) -> tuple[Installed, ...]:
+        return tuple(i for i in (self.python, self.node, self.own) if i is not None)
 
     @property
     def error(self) -> str | None:
@@ -113,8 +137,9 @@ class Environment:
 
     def read_only_paths(self) -> list[str]:
         """Folders the sandbox mounts read-only at the same path."""
-        found = [str(i.folder) for i in (self.python, self.node) if i is not None]
+        found = [str(i.folder) for i in self._installed()]
         found += [str(i.tool) for i in (self.python, self.node) if i is not None and i.tool_bin]
+        found += [str(each.root) for each in self.named]
         found += [str(self.uv.root)] if self.uv else []
         return found + ([str(self.shims)] if self.shims and not self.python else [])
 
@@ -126,6 +151,10 @@ class Environment:
                 found[str(installed.folder)] = f"<{installed.ecosystem}-env>"
             if installed is not None and installed.tool_bin and installed.setup:
                 found[str(installed.tool)] = f"<{installed.setup['tool']}>"
+        if self.own is not None:
+            found[str(self.own.folder)] = "<own-setup>"
+        for each in self.named:
+            found.setdefault(str(each.root), f"<{each.tool.name}>")
         if self.shims:
             found[str(self.shims)] = "<shims>"
         if self.uv:
@@ -139,6 +168,7 @@ class Environment:
             str(i.setup["wrappers"]) for i in (self.python, self.node) if i and i.setup and i.setup.get("wrappers")
         ]
         found += [str(i.tool_bin) for i in (self.python, self.node) if i is not None and i.tool_bin]
+        found += [str(each.bin_dir) for each in self.named if str(each.bin_dir) not in found]
         found += [str(self.uv.bin_dir)] if self.uv and str(self.uv.bin_dir) not in found else []
         if self.python:
             return [*found, str(self.python.run_venv / "bin")]
@@ -151,11 +181,11 @@ class Environment:
             placeholders=tuple(self.placeholders().items()),
             bin_dirs=tuple(self.bin_dirs()),
             node_modules=self.node.node_modules if self.node and not self.node.products else None,
-            products=self.node.products if self.node else (),
+            products=(*(self.node.products if self.node else ()), *(self.own.products if self.own else ())),
             venv=self.python.run_venv if self.python else None,
             editable_roots=tuple(self.python.editable_roots()) if self.python else (),
             binds=self._binds(),
-            stable_paths=bool(self._binds()),
+            stable_paths=bool(self._binds()) or self.own is not None,
             env=tuple(self.tool_env.items()),
         )
 
@@ -313,7 +343,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
                 "node", nodeinstall.key_parts(nd, settings, Path(root)), settings,
                 lambda folder, key: nodeinstall.build(folder, nd, settings, key, Path(root)),
             )  # fmt: skip
-            node_tool_env = nodeinstall.setup_of(nd).env(npm.registry(settings) if registry else "", run=True)
+            node_tool_env = nodeinstall.setup_of(nd).env(registry, run=True)
         except (InstallError, OSError) as exc:
             errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
     if python is not None and not python.stable:
@@ -322,10 +352,66 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     shims = python_shims(settings)
     uv = _kit_uv(settings)
     tool_env = UV_RUN_ENV | node_tool_env | tool_env
+    reader = Reader(Path(root))
+    steps = ownsetup.steps(reader)
+    named = _named(reader, (python, node), steps, settings)
     taken = _inventory(Path(root), declaration, python, node)
-    return Environment(
-        declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env, taken
+    made = Environment(
+        declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env, taken, named
     )
+    if not steps or errors:
+        return made
+    try:
+        own = _obtain(
+            OWN, _own_key(Path(root), steps, made, settings, registry), settings,
+            lambda folder, key: _own(steps, Path(root), folder, key, made, settings, registry),
+        )  # fmt: skip
+    except (InstallError, OSError) as exc:
+        return dataclasses.replace(made, errors=(*made.errors, str(exc)))
+    return dataclasses.replace(made, own=own)
+
+
+def _named(
+    reader: Reader, installed: tuple[Installed | None, ...], steps: list[ownsetup.Step], settings: InstallSettings
+) -> tuple[tools.Provisioned, ...]:
+    """The table's tools that what runs the code names (run.sh, package.json's scripts, the task files they
+    call) or the own setup step needs, beyond those that set the submission up: provisioned for the runs'
+    PATH. One the kit cannot have is left out (a run that needs it ends as the kit's shortfall, `error`)."""
+    words = {word for _name, text in evidence.texts(reader, runs=True) for word in re.findall(r"[\w.-]+", text)}
+    words |= {step.tool for step in steps if step.tool}
+    taken = {str(i.setup.get("tool")) for i in installed if i is not None and i.setup}
+    commands = {command for name in taken if name in tools.TOOLS for command in tools.TOOLS[name].commands}
+    found: list[tools.Provisioned] = []
+    for name, tool in tools.TOOLS.items():
+        if tool.ecosystem == "kit" or name in taken or not words & set(tool.commands):
+            continue
+        if set(tool.commands) & commands:
+            continue  # another tool of that command set the submission up (yarn, yarn berry)
+        try:
+            found.append(tools.provision(name, settings))
+        except (InstallError, OSError):
+            continue
+        commands |= set(tool.commands)
+    return tuple(found)
+
+
+def _own_key(
+    root: Path, steps: list[ownsetup.Step], made: Environment, settings: InstallSettings, registry: str
+) -> dict[str, object]:
+    """What makes two runs of a submission's own setup the same: its files, the steps, what they saw."""
+    return {
+        "digest": project_digest(root), "steps": [list(step.argv) for step in steps],
+        "environments": [i.key for i in made._installed()], "tools": [[t.tool.name, t.version] for t in made.named],
+        "index": settings.index_url or "", "registry": registry, "build_source": settings.build_source,
+    }  # fmt: skip
+
+
+def _own(
+    steps: list[ownsetup.Step], root: Path, folder: Path, key: str, made: Environment, settings: InstallSettings,
+    registry: str,
+) -> cache.Manifest:  # fmt: skip
+    evidence_of = ownrun.run(steps, root, folder, made.mounts(), made.named, settings, registry)
+    return cache.Manifest(key, OWN, (), float(evidence_of["seconds"]), setup=evidence_of)
 
 
 def _inventory(root: Path, declaration: Declaration, python: Installed | None, node: Installed | None) -> Inventory:

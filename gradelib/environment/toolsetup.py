@@ -99,7 +99,7 @@ def run(
             box.mounts = dataclasses.replace(mounts, binds=((str(out), where, WRITABLE),))
             if not box.isolate:
                 raise InstallError(ecosystem, f"{name} needs the sandbox's namespaces to set the project up")
-        services, run_env = _route(proxy, trust_settings() | dict(env), direct, box)
+        services, run_env = route(proxy, trust_settings() | dict(env), direct, box)
         failed, stopped = _steps(box, copy, out, commands, run_env, services, settings, may_fail)
         network = proxy.evidence()
         if stopped is not None:
@@ -125,7 +125,7 @@ def _mounts(
     )
 
 
-def _route(
+def route(
     proxy: RegistryProxy, env: dict[str, str], direct: Mapping[str, str] | None, box: Sandbox
 ) -> tuple[list[Service], dict[str, str]]:
     """The setup's way out: the registry proxy, and the registries' passages for a tool sent to them."""
@@ -155,9 +155,9 @@ def _steps(
         if argv is None:
             continue
         # the proxy keeps the network's account: no strace, which stops a tool at every socket write
-        result = box.run(argv, copy, env=env, limits=_limits(settings), services=services, log_connections=False)
+        result = box.run(argv, copy, env=env, limits=limits(settings), services=services, log_connections=False)
         if not result.ok and not result.timed_out and number in may_fail:
-            failed.append({"command": " ".join(argv), "tail": _tail(result), "step": number})
+            failed.append({"command": " ".join(argv), "tail": tail(result), "step": number})
         elif not result.ok:
             return failed, result
     return failed, None
@@ -173,7 +173,7 @@ def _why_stopped(
         return f"{name}: the setup grew past {size_text(settings.max_bytes)}: stopped"
     refused = [str(item) for item in network.get("refused") or ()]
     said = f" (the proxy refused: {'; '.join(refused[:3])})" if refused else ""
-    return f"{name} could not set the project up{doing}: {_tail(stopped)}{said}"
+    return f"{name} could not set the project up{doing}: {tail(stopped)}{said}"
 
 
 def _checked(
@@ -183,24 +183,25 @@ def _checked(
     """The tool's own consistency check, run once the setup is done: InstallError in its words when it fails."""
     checked = []
     for check in checks:
-        result = box.run(list(check), copy, env=env, limits=_limits(settings), log_connections=False)
+        result = box.run(list(check), copy, env=env, limits=limits(settings), log_connections=False)
         if not result.ok:
             shown = " ".join(check)
             raise InstallError(
-                ecosystem, f"{name} set the project up, but `{shown}` says it is not whole: {_tail(result)}"
+                ecosystem, f"{name} set the project up, but `{shown}` says it is not whole: {tail(result)}"
             )
         checked.append(" ".join(check))
     return checked
 
 
-def _limits(settings: InstallSettings) -> Limits:
+def limits(settings: InstallSettings) -> Limits:
+    """A setup command's limits: the setup's time, generous memory, processes and files."""
     return Limits(
         wall_seconds=settings.max_seconds, cpu_seconds=int(settings.max_seconds) + 1,
         memory_bytes=SETUP_MEMORY_BYTES, file_bytes=256 * 1024**2, processes=512, open_files=4096,
     )  # fmt: skip
 
 
-def _tail(result: Any) -> str:
+def tail(result: Any) -> str:
     """The tool's own last lines, after its headline and the exception it passed on (when further up)."""
     lines = [line.strip() for line in f"{result.stdout}\n{result.stderr}".splitlines() if line.strip()]
     last = lines[-ERROR_LINES:]

@@ -104,6 +104,11 @@ class RegistryProxy:
                 "refused_more": self._more_refused,
             }
 
+    def refusals(self) -> list[str]:
+        """Every destination refused so far, with why (`evil.example:443: not a configured registry`)."""
+        with self._lock:
+            return [f"{r.target}: {r.reason}" for r in self._refused]
+
     def service(self) -> Service:
         """The proxy as a kit server of a sandboxed run, with the variables setup tools read it from."""
         url = "http://{host}:{port}"
