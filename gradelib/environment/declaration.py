@@ -348,6 +348,8 @@ def _node_row(reader: Reader) -> tuple[tooltable.SetupRow, str]:
     it before anything else (packageManager, what runs the code) names one; npm when nothing does."""
     for locks_only in (True, False):
         for row in tooltable.rows("node"):
+            if row.phase:
+                continue  # it runs with the submission's own setup step (deno)
             words = evidence.found(row, reader, None, locks_only=locks_only)
             if words is not None:
                 return row, row.why.replace("{found}", words)

@@ -17,11 +17,12 @@ from gradelib.environment.settings import InstallSettings
 from gradelib.sandbox.mounts import NODE_MODULES
 
 FOLDER = "node"
+ROW_LAYOUT = 2  # how a setup by another row than npm's keeps what it made (bump when that changes)
 HIDDEN_LOCK = ".package-lock.json"
 # `peerDependencies` too: a lockfile records them (bun's does), and a frozen install checks package.json against it
 KEPT_FIELDS = (
-    "name", "version", "dependencies", "devDependencies", "peerDependencies", "peerDependenciesMeta", "overrides",
-    "resolutions", "workspaces",
+    "name", "version", "type", "dependencies", "devDependencies", "peerDependencies", "peerDependenciesMeta",
+    "overrides", "resolutions", "workspaces",
 )  # fmt: skip
 PNPM_KEPT = ("overrides",)  # of package.json's `pnpm` settings: what pnpm's frozen lockfile is checked against
 
@@ -61,9 +62,14 @@ def key_parts(declaration: NodeDeclaration, settings: InstallSettings, root: Pat
         "registry": registry(settings),
     }
     if setup.setup_id not in ("", setup.tool) or setup.linker:  # absent otherwise: earlier keys stay as they were
-        parts["row"] = [setup.setup_id, setup.linker]
+        parts["row"] = [setup.setup_id, setup.linker, ROW_LAYOUT]
     if declaration.members and root is not None:  # the candidate's own folders the install reads
         parts["members"] = {member: digest(Path(root) / member) for member in declaration.members}
+        parts["workspace"] = {
+            name: (Path(root) / name).read_text(encoding="utf-8", errors="replace")
+            for name in nodesetup.WORKSPACE_FILES
+            if (Path(root) / name).is_file() and not (Path(root) / name).is_symlink()
+        }
     return parts
 
 

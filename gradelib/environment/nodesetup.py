@@ -27,15 +27,16 @@ from gradelib.environment.settings import InstallSettings
 from gradelib.environment.tooltable import SetupRow
 from gradelib.errors import InstallError
 from gradelib.sandbox import safefs
-from gradelib.sandbox.mounts import COPY, LINK, MODULES, NODE_MODULES
+from gradelib.sandbox.mounts import COPY, MODULES, NODE_MODULES
 from gradelib.sandbox.registryproxy import PORT as PROXY_PORT
 
 PNPM_LOCK = "pnpm-lock.yaml"
 NPM_LOCKS = ("npm-shrinkwrap.json", "package-lock.json")
 PACKAGE_MANAGER = re.compile(r"^(yarn|pnpm|npm|bun|deno)@(\d+)(\.[0-9A-Za-z.-]+)?(\+.*)?$")
 STORE = ".kit-store"  # the tool's download cache, inside the setup's copy (dropped with it)
-YARN_CACHE = ".yarn/cache"  # yarn berry's cache, kept when Plug'n'Play reads its packages from it
+PNP_CACHE = "yarn-cache"  # where Plug'n'Play's packages are kept, in the environment's folder, for every run
 TREE = "node"  # where what the setup made is kept, in the environment's folder, as it lay in the copy
+WORKSPACE_FILES = ("pnpm-workspace.yaml",)  # what tells a tool which folders are the project's members
 MEMBER_SKIP = frozenset({"node_modules", ".git", "dist", "build", ".yarn", ".pnp.cjs", ".pnp.loader.mjs"})
 
 
@@ -56,22 +57,21 @@ class NodeSetup:
         """The table's row."""
         return tooltable.row(self.setup_id or self.tool)
 
-    def _values(self, registry: str) -> dict[str, str]:
+    def _values(self, registry: str, cache_at: str | None = None) -> dict[str, str]:
         proxy = f"http://127.0.0.1:{PROXY_PORT}"
-        cache_folder = YARN_CACHE if self.linker == "pnp" else STORE  # Plug'n'Play reads its packages from it
         return {"registry": registry, "registry_bare": registry.rstrip("/"), "store": STORE, "proxy": proxy,
-                "cache": cache_folder}  # fmt: skip
+                "cache": cache_at or STORE}  # fmt: skip
 
     def argv(self, registry: str) -> list[str]:
         """The install command, lockfile frozen when there is one, scripts off."""
         commands = self.row.commands if self.lockfile or not self.row.unlocked else self.row.unlocked
         return [tooltable.expand(word, self._values(registry)) for word in commands[0]]
 
-    def env(self, registry: str, *, run: bool = False) -> dict[str, str]:
+    def env(self, registry: str, *, run: bool = False, cache_at: str | None = None) -> dict[str, str]:
         """Variables the tool reads its settings from, in the setup and (`run`) in every run (the
-        submission's own configuration files are not copied)."""
+        submission's own configuration files are not copied). `cache_at`: where Plug'n'Play's packages are."""
         extra = self.row.run_env if run else self.row.setup_env
-        values = self._values(registry)
+        values = self._values(registry, cache_at)
         found = {name: tooltable.expand(value, values) for name, value in {**self.row.env, **extra}.items()}
         if self.row.linker:  # the linker the project chose (.yarnrc.yml), else node_modules as every tool makes
             found["YARN_NODE_LINKER"] = self.linker or "node-modules"
@@ -87,7 +87,7 @@ class NodeSetup:
         """What the setup made in the copy, besides node_modules, that every run needs."""
         if self.tool == "yarn-berry" and self.linker != "pnp":
             return ()
-        return tuple(tooltable.expand(path, {"cache": YARN_CACHE}) for path in self.row.keep)
+        return self.row.keep
 
     def to_dict(self, registry: str) -> dict[str, Any]:
         """The report's account of the setup: tool, version, why that version, the command."""
@@ -169,7 +169,12 @@ def run(
     source = Path(tempfile.mkdtemp(prefix=".setup-", dir=folder))
     products: list[dict[str, str]] = []
 
-    def collect(copy: Path, _: Path | None) -> None:
+    pnp = setup.tool == "yarn-berry" and setup.linker == "pnp"
+    cache_at = target / PNP_CACHE if pnp else None
+
+    def collect(copy: Path, out: Path | None) -> None:
+        if cache_at is not None and out is not None:
+            cache.adopt(out, cache_at)
         for rel in ("", *members):
             where = f"{rel}/{NODE_MODULES}" if rel else NODE_MODULES
             modules = copy / where
@@ -182,7 +187,7 @@ def run(
             if (made.exists() or made.is_symlink()) and not made.is_symlink():
                 (target / rel).parent.mkdir(parents=True, exist_ok=True)
                 cache.adopt(made, target / rel)
-                products.append({"path": rel, "how": COPY if made.is_file() else LINK})
+                products.append({"path": rel, "how": COPY})
         if not products:
             raise InstallError("node", f"{setup.tool} {setup.version} succeeded but made no node_modules")
 
@@ -192,15 +197,21 @@ def run(
             (source / setup.lockfile).write_bytes(lock)
         for rel in members:
             _copy_member(Path(root) / rel if root else None, source / rel)
-        argv, env = setup.argv(registry), setup.env(registry)
+        for name in WORKSPACE_FILES if members and root else ():
+            data = safefs.read_file(Path(root), name, 1024 * 1024) if root else None
+            if data is not None:
+                (source / name).write_bytes(data)
+        argv, env = setup.argv(registry), setup.env(registry, cache_at=str(cache_at) if cache_at else None)
         done = toolsetup.run(
             provisioned, source, [argv], env, settings, registry, collect, ecosystem="node",
             doing=f" from {setup.lockfile or 'package.json'}", direct=setup.direct(),
+            stable=pnp, env_at=str(cache_at) if cache_at else None,
         )  # fmt: skip
     finally:
         cache.discard(source)
     kept = {"products": products} if products != [{"path": NODE_MODULES, "how": MODULES}] else {}
-    return setup.to_dict(registry) | done | ({"note": note} if note else {}) | kept
+    at = {"cache_at": str(cache_at), "stable": True} if cache_at else {}
+    return setup.to_dict(registry) | done | ({"note": note} if note else {}) | kept | at
 
 
 def _copy_member(source: Path | None, target: Path) -> None:

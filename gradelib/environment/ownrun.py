@@ -28,7 +28,9 @@ from gradelib.sandbox.registryproxy import RegistryProxy, registry_hosts
 
 KEPT = "own"  # where what the step made is kept, in its cache folder, as it lay in the copy
 # What a step makes that is a store of dependencies, not code: linked into every copy, never copied.
-STORES = frozenset({VENV_LINK, "venv", "env", ".nox", ".tox", ".yarn", "__pypackages__", ".pnpm-store", ".cache"})
+STORES = frozenset(
+    {VENV_LINK, "venv", "env", ".nox", ".tox", ".yarn", "__pypackages__", ".pnpm-store", ".cache", ".deno"}
+)
 MAX_COPIED_BYTES = 32 * 1024 * 1024  # a made folder bigger than this is linked, not copied into every run
 ONLINE = {
     "PIP_NO_INDEX": "0", "UV_OFFLINE": "0", "npm_config_offline": "false", "PIP_CONFIG_FILE": "/dev/null",
@@ -72,8 +74,8 @@ def run(
         placed = _placed(copy, seen)
         services, env = route(proxy, env, None, box)
         for step in steps:
-            result = box.run(list(step.argv), copy, env=env, limits=limits(settings), services=services,
-                             log_connections=False)  # fmt: skip
+            result = box.run(list(step.argv), copy, env=env | dict(step.env), limits=limits(settings),
+                             services=services, log_connections=False)  # fmt: skip
             done.append(step.to_dict() | {"seconds": round(result.duration, 2)})
             if not result.ok:
                 refused = proxy.refusals()

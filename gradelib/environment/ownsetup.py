@@ -14,11 +14,14 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
+from gradelib.environment import evidence, tooltable
 from gradelib.environment.declared import Reader
 from gradelib.environment.inventory import BUILT
+from gradelib.sandbox.mounts import STABLE_SUBMISSION
 
 READMES = ("README.md", "README.rst", "README.txt", "README", "INSTALL.md", "SETUP.md", "CONTRIBUTING.md")
 MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
@@ -56,10 +59,28 @@ class Step:
     argv: tuple[str, ...]
     why: str  # `README.md's setup section says `make setup``
     tool: str | None = None  # a table tool the command needs on PATH (`just`)
+    env: Mapping[str, str] = field(default_factory=dict)  # what the tool reads its settings from (a table row's)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {"command": shlex.join(self.argv), "why": self.why}
+
+
+def table_steps(reader: Reader, registry: str) -> tuple[list[Step], dict[str, str]]:
+    """The table's rows that run with the submission's own setup step (deno), as steps, and the variables every
+    run then needs (where they left what they fetched)."""
+    found: list[Step] = []
+    run_env: dict[str, str] = {}
+    values = {"submission": STABLE_SUBMISSION, "registry": registry}
+    for row in tooltable.table()[1]:
+        if row.phase != "own" or (words := evidence.found(row, reader, None)) is None:
+            continue
+        locked = any(reader.exists(lock) for lock in row.locks)
+        commands = row.commands if locked or not row.unlocked else row.unlocked
+        env = {name: tooltable.expand(value, values) for name, value in {**row.env, **row.setup_env}.items()}
+        found += [Step(argv, row.why.replace("{found}", words), row.tool, env) for argv in commands]
+        run_env |= {name: tooltable.expand(value, values) for name, value in {**row.env, **row.run_env}.items()}
+    return found, run_env
 
 
 def steps(reader: Reader) -> list[Step]:

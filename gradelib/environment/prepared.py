@@ -23,6 +23,7 @@ from gradelib.environment import (
     pysetup,
     tools,
     toolsetup,
+    tooltable,
     uvtool,
 )
 from gradelib.environment.declaration import Declaration, read_declaration
@@ -185,7 +186,7 @@ class Environment:
             venv=self.python.run_venv if self.python else None,
             editable_roots=tuple(self.python.editable_roots()) if self.python else (),
             binds=self._binds(),
-            stable_paths=bool(self._binds()) or self.own is not None,
+            stable_paths=bool(self._binds()) or self.own is not None or bool(self.node and self.node.stable),
             env=tuple(self.tool_env.items()),
         )
 
@@ -195,6 +196,15 @@ class Environment:
         if self.python is None or not self.python.stable:
             return ()
         return ((str(self.python.folder / toolsetup.ENV_OUT), STABLE_ENV, OVERLAY),)
+
+    def script_runner(self) -> tuple[str, ...] | None:
+        """How a run starts package.json's scripts when `npm run` cannot (yarn's Plug'n'Play: `yarn run`, its
+        command's path first); None for npm."""
+        setup = self.node.setup if self.node else None
+        if not setup or setup.get("linker") != "pnp" or self.node is None or self.node.tool_bin is None:
+            return None
+        scripts = tooltable.row(str(setup.get("setup") or setup.get("tool"))).scripts
+        return (str(self.node.tool_bin / scripts[0]), *scripts[1:]) if scripts else None
 
     def runtime_dependencies(self) -> list[str]:
         """package.json `dependencies` names, sorted (`[]` when none)."""
@@ -343,7 +353,8 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
                 "node", nodeinstall.key_parts(nd, settings, Path(root)), settings,
                 lambda folder, key: nodeinstall.build(folder, nd, settings, key, Path(root)),
             )  # fmt: skip
-            node_tool_env = nodeinstall.setup_of(nd).env(registry, run=True)
+            cache_at = (node.setup or {}).get("cache_at")
+            node_tool_env = nodeinstall.setup_of(nd).env(registry, run=True, cache_at=cache_at)
         except (InstallError, OSError) as exc:
             errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
     if python is not None and not python.stable:
@@ -353,7 +364,9 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     uv = _kit_uv(settings)
     tool_env = UV_RUN_ENV | node_tool_env | tool_env
     reader = Reader(Path(root))
-    steps = ownsetup.steps(reader)
+    table_steps, table_env = ownsetup.table_steps(reader, registry)
+    steps = [*table_steps, *ownsetup.steps(reader)]
+    tool_env |= table_env
     named = _named(reader, (python, node), steps, settings)
     taken = _inventory(Path(root), declaration, python, node)
     made = Environment(

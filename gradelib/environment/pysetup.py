@@ -54,14 +54,15 @@ class PythonSetup:
         """The tool's name in tools.TOOLS."""
         return self.row.tool
 
-    def commands(self) -> list[list[str]]:
+    def commands(self, settings: InstallSettings | None = None) -> list[list[str]]:
         """The setup commands (a command naming `{script}` once per script with inline metadata)."""
+        values = _places() | ({"python": settings.python} if settings else {})
         found = []
         for argv in self.row.commands:
             if any("{script}" in word for word in argv):
                 found += [[word.replace("{script}", script) for word in argv] for script in self.scripts]
             else:
-                found.append([tooltable.expand(word, _places()) for word in argv])
+                found.append([tooltable.expand(word, values) for word in argv])
         return found
 
     def checks(self) -> list[list[str]]:
@@ -85,11 +86,11 @@ class PythonSetup:
         """What every run's use of the tool gets first (`-R --envdir ...` for nox)."""
         return [tooltable.expand(word, _places()) for word in self.row.run_args]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, settings: InstallSettings | None = None) -> dict[str, Any]:
         """The report's account: tool, version, why, the command."""
         return {
             "tool": self.tool, "version": self.version, "version_from": "the kit", "why": self.why,
-            "command": " && ".join(shlex.join(argv) for argv in self.commands()), "stable": True,
+            "command": " && ".join(shlex.join(argv) for argv in self.commands(settings)), "stable": True,
             "setup": self.kind,
         }  # fmt: skip
 
@@ -152,12 +153,12 @@ def run(setup: PythonSetup, root: Path, folder: Path, settings: InstallSettings)
 
     env = setup.env(settings, provisioned.root)
     done = toolsetup.run(
-        provisioned, root, setup.commands(), env, settings, "", collect, ecosystem="python", stable=True,
+        provisioned, root, setup.commands(settings), env, settings, "", collect, ecosystem="python", stable=True,
         checks=setup.checks(), also=also,
     )  # fmt: skip
     note = {"note": chosen.note} if chosen.note else {}
     wrapped = {"wrappers": f"{STABLE_ENV}/{WRAPPERS}"} if setup.row.run_args else {}
-    return setup.to_dict() | {"version_from": chosen.version_from} | note | done | {"venv": made[0]} | wrapped
+    return setup.to_dict(settings) | {"version_from": chosen.version_from} | note | done | {"venv": made[0]} | wrapped
 
 
 def _provision(setup: PythonSetup, settings: InstallSettings) -> tuple[PythonSetup, tools.Provisioned, toolpin.Chosen]:

@@ -68,6 +68,8 @@ class SetupRow:
     linker: str = ""
     also: tuple[str, ...] = ()  # other tools its commands use (on PATH in the setup)
     stable: bool = False
+    phase: str = ""  # "own": run with the submission's own setup step, in its copy (deno)
+    scripts: tuple[str, ...] = ()  # how runs start package.json's scripts when `npm run` cannot
 
 
 @functools.cache
@@ -136,6 +138,7 @@ def _row(doc: Mapping[str, Any], tools: Mapping[str, Tool]) -> SetupRow:
         keep=tuple(doc.get("keep", [])), pinned_by=str(doc.get("pinned_by", "")),
         direct=dict(doc["direct"]) if "direct" in doc else None, project=bool(doc.get("project", False)),
         linker=str(doc.get("linker", "")), also=tuple(doc.get("also", [])), stable=bool(doc.get("stable", False)),
+        phase=str(doc.get("phase", "")), scripts=tuple(doc.get("scripts", [])),
     )  # fmt: skip
 
 

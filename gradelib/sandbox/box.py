@@ -300,11 +300,14 @@ def _plain_path(copy: Path, rel: str) -> bool:
 def place_product(copy: Path, rel: str, product: Path, how: str) -> None:
     """Put what a setup made (kept read-only at `product`) at `rel` in a copy: node_modules as a folder of
     links, a file copied (Plug'n'Play's `.pnp.cjs` reads beside itself), anything else linked."""
-    if how == COPY and product.is_file() and not product.is_symlink():
+    if how == COPY and not product.is_symlink() and (product.is_file() or product.is_dir()):
         target = copy / rel
         _clear(target)
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(product, target)
+        if product.is_dir():
+            safefs.copy_tree(product, target)
+        else:
+            shutil.copy2(product, target)
     elif how == LINK:
         target = copy / rel
         _clear(target)

@@ -280,3 +280,20 @@ def test_machine_reports_per_runner() -> None:
 def test_node_test_reports_tap_to_a_file_beside_its_own_reporters(script: str, node_options: str) -> None:
     report = testrunners.machine_report(testrunners.detect(script), "/r")
     assert report.args == () and report.env == {"NODE_OPTIONS": node_options} and report.file
+
+
+def test_bun_tests_are_read_from_their_pass_and_fail_lines() -> None:
+    """`bun test` has no reporter the kit asks for: its `(pass)` / `(fail)` lines name every test."""
+    output = (
+        "bun test v1.4.5 (a7733435c)\n\ntest/checkout.test.ts:\n"
+        "(pass) chargeWithRetry > retries a 503 with the same key [61.79ms]\n"
+        "(fail) chargeWithRetry > one key per call [0.50ms]\n\n 1 pass\n 1 fail\nRan 2 tests across 1 file. [1.05s]\n"
+    )
+    assert testrunners.detect("bun test --timeout 20000").runner == "bun:test"
+    form = testrunners.machine_report(testrunners.detect("bun test"), "r.tap").format
+    reading = read_results(output, None, form, "bun:test")
+    assert reading.read_as == "human"
+    assert [(case.name, case.status) for case in reading.tests] == [
+        ("chargeWithRetry > retries a 503 with the same key", "pass"),
+        ("chargeWithRetry > one key per call", "fail"),
+    ]

@@ -124,7 +124,8 @@ def test_yarn_berry_keeps_plug_n_play_when_the_project_chose_it(
     assert node is not None and node.linker == linker
     setup = setup_of(node)
     assert setup.env(REGISTRY)["YARN_NODE_LINKER"] == (linker or "node-modules")
-    assert (".pnp.cjs" in setup.kept()) is kept and ((".yarn/cache" in setup.kept()) is kept)
+    assert (".pnp.cjs" in setup.kept()) is kept
+    assert setup.env(REGISTRY, cache_at="/cache/x")["YARN_CACHE_FOLDER"] == "/cache/x"
 
 
 def test_a_workspace_and_a_path_dependency_inside_the_submission_are_its_own_code(tmp_path: Path) -> None:

@@ -242,11 +242,18 @@ class _Stopper:
 class ClientRunner:
     """Runs the driver and the candidate's tests in one grading's sandbox, each against a fresh gateway."""
 
-    def __init__(self, box: Sandbox, node: str | None, installed: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        box: Sandbox,
+        node: str | None,
+        installed: Mapping[str, str] | None = None,
+        scripts: tuple[str, ...] | None = None,
+    ) -> None:
         """`installed`: the node packages the submission's declaration installed, name -> version."""
         self.box = box
         self.node = node
         self.installed = dict(installed or {})
+        self.scripts = scripts  # how package.json's scripts start when `npm run` cannot (yarn's Plug'n'Play)
 
     @cached
     def driver(self) -> Path:
@@ -336,9 +343,11 @@ class ClientRunner:
         if self.node is None:
             return SuiteRuns(kind, command, problem=NODE_MISSING)
         binary = tool(command[0])
+        if kind == "npm" and self.scripts:
+            binary, command = self.scripts[0], (*self.scripts, command[-1])
         if binary is None:
             return SuiteRuns(kind, command, problem=NPM_MISSING)
-        return run_suites(submission, binary, self.box.copy, self._test_run, self.installed)
+        return run_suites(submission, binary, self.box.copy, self._test_run, self.installed, command=command)
 
     def _test_run(self, argv: Sequence[str], copy: Path, env: Mapping[str, str], stub: bool) -> RunResult:
         """The suite as the handout says to run it: nothing of the kit's listening and no `GATEWAY_URL` (promised

@@ -131,7 +131,7 @@ class PaymentsRuns(BaseGrading):
         """Runs the client and the tests in this grading's sandbox, with the node found (or set)."""
         node = self.environment.node
         installed = {name: version for name, version, _dev in node.packages} if node else {}
-        return ClientRunner(self.box, self.node, installed)
+        return ClientRunner(self.box, self.node, installed, self.environment.script_runner())
 
     def _scenario(self, name: str, limits: Limits, runs: int = 1) -> ScenarioRun:
         skipped = None

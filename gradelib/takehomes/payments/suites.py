@@ -275,16 +275,19 @@ def run_suites(
     copy: Callable[[str], Path],
     run_tests: RunTests,
     versions: Mapping[str, str] | None = None,
+    *,
+    command: tuple[str, ...] | None = None,
 ) -> SuiteRuns:
     """The tests on their code and on the draft; on both fixes too when a test went red on the draft.
 
     `binary` is the npm or node found for the suite's kind; `copy(label)` makes a fresh copy;
-    `versions` are the installed packages' versions (node-tap's options changed with its major).
+    `versions` are the installed packages' versions (node-tap's options changed with its major); `command`
+    is how the test script starts when not by npm (`yarn run test`, for Plug'n'Play).
     """
     found = find_tests(submission)
     if found is None:
         return SuiteRuns(None, ())
-    kind, command = found
+    kind, command = found[0], command or found[1]
     call = testrunners.detect(test_script(submission) or "") if kind == "npm" else testrunners.node_test()
     runner = call.runner
     runner_version = (versions or {}).get(runner) if runner else None

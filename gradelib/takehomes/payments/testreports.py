@@ -33,6 +33,7 @@ TAP_NO_TESTS = re.compile(r"^\s+1\.\.0\b")
 DURATION = re.compile(r"\s+(?:\(\d+(?:\.\d+)?\s*m?s\)|\d+(?:\.\d+)?\s*m?s)\s*$")
 HUMAN_PASS = re.compile(r"^(?P<indent>\s*)[✓✔√]\s+(?P<name>.+?)\s*$")
 HUMAN_FAIL = re.compile(r"^(?P<indent>\s*)[✕✖×✘]\s+(?:\[fail\]:\s+)?(?P<name>.+?)\s*$")  # noqa: RUF001 - the runners' crosses
+BUN_RESULT = re.compile(r"^\s*\((?P<status>pass|fail)\)\s+(?P<name>.+?)(?:\s+\[\d+(?:\.\d+)?m?s\])?\s*$")  # bun test
 NODE_SUITE = re.compile(r"^(?P<indent>\s*)▶\s+(?P<name>.+?)\s*$")
 NODE_RECAP = re.compile(r"^\s*✖ failing tests:\s*$")
 MOCHA_FAIL = re.compile(r"^\s+\d+\) (?P<name>.+?)\s*$")
@@ -258,7 +259,8 @@ def _json_document(text: str, key: str) -> Any:
 
 
 def parse_human(output: str, runner: Runner | None = None) -> tuple[CaseResult, ...]:
-    """Best effort on a runner's human output: ticks pass, crosses fail, mocha's `N) name` fails.
+    """Best effort on a runner's human output: ticks pass, crosses fail, mocha's `N) name` fails, bun's
+    `(pass) name` and `(fail) name` say so.
 
     node:test's spec recap (`✖ failing tests:`) repeats the failures and is not read; a suite's
     own closing line (`▶ suite` ... `✔ suite`) is not a test; durations are not part of a name.
@@ -274,6 +276,9 @@ def parse_human(output: str, runner: Runner | None = None) -> tuple[CaseResult, 
             continue
         if MOCHA_SUMMARY.match(line):
             summary_seen = True  # what follows is mocha's recap of the failures, numbered again
+            continue
+        if match := BUN_RESULT.match(line):
+            results.append(CaseResult(match["name"], match["status"]))  # type: ignore[arg-type]
             continue
         for pattern, status in ((HUMAN_PASS, "pass"), (HUMAN_FAIL, "fail")):
             if match := pattern.match(line):

@@ -5,7 +5,7 @@ to), behind env assignments, `cross-env`, coverage wrappers and the package mana
 wrappers (`npx`, `pnpm exec`, `yarn`, `npm exec`). Each runner with a machine reporter gets
 one: a JSON report file (jest, vitest, mocha), TAP on stdout (ava, node-tap) or in a file
 (node:test, through NODE_OPTIONS, paired with the script's own reporters); uvu has none and is
-read from its output.
+read from its output, as is `bun test`'s `(pass)` / `(fail)` lines.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-Runner = Literal["node:test", "jest", "vitest", "mocha", "ava", "tap", "uvu"]
+Runner = Literal["node:test", "jest", "vitest", "mocha", "ava", "tap", "uvu", "bun:test"]
 ReportFormat = Literal["jest-json", "mocha-json", "tap", "node-tap", "human"]
-RUNNERS: tuple[Runner, ...] = ("node:test", "jest", "vitest", "mocha", "ava", "tap", "uvu")
+RUNNERS: tuple[Runner, ...] = ("node:test", "jest", "vitest", "mocha", "ava", "tap", "uvu", "bun:test")
 SCRIPT_GLUE = re.compile(r"&&|\|\||;|\|")
 ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 # Words before the runner that only start it: env tools, coverage wrappers, the package managers' exec.
@@ -84,6 +84,8 @@ def _segment_runner(segment: str) -> Runner | None:
     if not words:
         return None
     program = words[0]
+    if program.rsplit("/", 1)[-1] == "bun" and words[1:2] == ["test"]:
+        return "bun:test"
     if program.rsplit("/", 1)[-1] == "node":
         if "--test" in words:
             return "node:test"
@@ -121,7 +123,7 @@ def machine_report(call: RunnerCall, report_file: str, version: str | None = Non
         return MachineReport(("--tap",), {}, "tap", file=False)
     if runner == "tap":
         return MachineReport(("-R", "tap", *_tap_coverage(version)), {}, "node-tap", file=False)
-    return MachineReport((), {}, "human", file=False)  # uvu has no machine reporter
+    return MachineReport((), {}, "human", file=False)  # uvu has no machine reporter; bun's is read from its lines
 
 
 def _node_options(call: RunnerCall, report_file: str) -> str:
