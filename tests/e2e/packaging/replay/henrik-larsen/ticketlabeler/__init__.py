@@ -1,0 +1,3 @@
+"""ticketlabeler: triage support tickets with an LLM, with recorded cassettes for offline replay."""
+
+LABELS = ["billing", "bug", "account", "feature_request", "other"]

@@ -1,0 +1,5 @@
+import sys
+
+from ticketlabeler.cli import main
+
+sys.exit(main())

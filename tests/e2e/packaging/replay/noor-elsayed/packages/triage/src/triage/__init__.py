@@ -1,0 +1,1 @@
+LABELS = ["billing", "bug", "account", "feature_request", "other"]

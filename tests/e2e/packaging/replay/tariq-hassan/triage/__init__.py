@@ -1,0 +1,1 @@
+"""Triage support tickets with a chat model; replay recorded answers offline."""
