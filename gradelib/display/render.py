@@ -243,6 +243,7 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
             f"</div>{table_html(rows)}"
         )
     parts += _project_html(environment.get("project"))
+    parts += _setup_html(environment)
     lockfiles = environment.get("lockfiles") or []
     if lockfiles:
         rows = [{"file": lock.get("file"), "honoured": "yes" if lock.get("honoured") else "no",
@@ -261,6 +262,34 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
         parts.append(f"<p>Runtimes: {html_visible(versions)}</p>")
     text = environment_text(environment)
     return Html(f'{STYLE}<div class="gl-card"><b>Environment</b>{"".join(parts)}</div>', text)
+
+
+def _setup_html(environment: Mapping[str, Any]) -> list[str]:
+    """How the submission was set up: which evidence chose which tool, the commands, the versions; its own
+    setup step and what it made; the tools its files run."""
+    parts = []
+    rows = [
+        {"tool": f"{setup.get('tool')} {setup.get('version')}", "why": setup.get("why") or "",
+         "version from": setup.get("version_from") or "", "command": setup.get("command") or ""}
+        for installed in environment.get("installed") or []
+        if (setup := installed.get("setup"))
+    ]  # fmt: skip
+    if rows:
+        parts.append('<div class="gl-key">set up by</div>' + table_html(rows))
+    own = environment.get("setup_steps") or {}
+    if own.get("steps"):
+        steps = [{"command": step.get("command"), "why": step.get("why"), "seconds": step.get("seconds")}
+                 for step in own["steps"]]  # fmt: skip
+        made = ", ".join(str(item.get("path")) for item in own.get("made") or []) or "nothing kept"
+        parts.append(
+            '<div class="gl-key">its own setup step (run in the sandbox, registries only)</div>'
+            + table_html(steps)
+            + f"<p>made, for every run: {html_visible(made)}</p>"
+        )
+    tools = environment.get("tools") or []
+    if tools:
+        parts.append('<div class="gl-key">tools its files run, on every run\'s PATH</div>' + table_html(list(tools)))
+    return parts
 
 
 def _project_html(project: Mapping[str, Any] | None) -> list[str]:

@@ -26,7 +26,7 @@ from gradelib.environment import (
     tooltable,
     uvtool,
 )
-from gradelib.environment.declaration import Declaration, read_declaration
+from gradelib.environment.declaration import LOCAL_PROTOCOLS, Declaration, read_declaration
 from gradelib.environment.declared import Declared, Reader, some_of
 from gradelib.environment.inventory import Inventory
 from gradelib.environment.project import digest as project_digest
@@ -41,6 +41,7 @@ RUNTIME_DEPENDENCY_FLAG = "runtime dependency {name}: the handout allows no new 
 # downloaded interpreter.
 UV_RUN_ENV = {"UV_OFFLINE": "1", "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"}
 OWN = "own"  # the ecosystem name of what the submission's own setup step made
+SESSION_TOOLS = frozenset({"nox", "tox"})  # they keep an environment per session, each with what it installs
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ class Environment:
     tool_env: Mapping[str, str] = field(default_factory=dict)  # what the setup tool reads in every run
     inventory: Inventory = field(default_factory=Inventory)  # what it declares, owns, names; what setup left out
     named: tuple[tools.Provisioned, ...] = ()  # the table's tools its files run (just, bun), on every run's PATH
+    named_why: Mapping[str, str] = field(default_factory=dict)  # each one's name -> what in the files named it
     own: Installed | None = None  # what the submission's own setup step (make setup, npm run build) made
 
     def _installed(self) -> tuple[Installed, ...]:
@@ -219,12 +221,27 @@ class Environment:
             "project": self.python.project if self.python else None,
             "lockfiles": [lock.to_dict() for lock in self.declaration.locks],
             "refused": [r.to_dict() for r in self.declaration.refused],
+            "setup_steps": self._own_steps(),
+            "tools": [
+                {"tool": t.tool.name, "version": t.version, "why": self.named_why.get(t.tool.name, "")}
+                for t in self.named
+            ],
             "notes": list(self.declaration.notes),
             "flags": flags,
             "error": self.error,
             "python": self.python_version,
             "node": self.node_version,
         }
+
+    def _own_steps(self) -> dict[str, Any] | None:
+        """What the submission's own setup step ran, why, and what it made (for the report), or None."""
+        if self.own is None or not self.own.setup:
+            return None
+        setup = self.own.setup
+        return {
+            "steps": setup.get("steps") or [], "made": setup.get("products") or [], "network": setup.get("network"),
+            "cache": "hit" if self.own.cache_hit else "miss",
+        }  # fmt: skip
 
     def summary(self) -> str:
         """One line: `python: 14 packages (cache hit); 1 refused`."""
@@ -242,6 +259,10 @@ class Environment:
                 if installed.setup:
                     how = f"set up by {installed.setup.get('tool')} {installed.setup.get('version')}, {how}"
                 parts.append(f"{installed.ecosystem}: {len(installed.packages)} packages ({how})")
+        if own := self._own_steps():
+            parts.append("its own setup: " + "; ".join(f"`{step['command']}`" for step in own["steps"]))
+        if self.named:
+            parts.append("tools it runs: " + ", ".join(f"{t.tool.name} {t.version}" for t in self.named))
         if self.declaration.refused:
             parts.append(f"{len(self.declaration.refused)} declaration(s) refused")
         if self.errors:
@@ -367,11 +388,13 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     table_steps, table_env = ownsetup.table_steps(reader, registry)
     steps = [*table_steps, *ownsetup.steps(reader)]
     tool_env |= table_env
-    named = _named(reader, (python, node), steps, settings)
+    named, named_why = _named(reader, (python, node), steps, settings)
     taken = _inventory(Path(root), declaration, python, node)
+    errors += _not_whole(taken, python)
     made = Environment(
-        declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env, taken, named
-    )
+        declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env, taken, named,
+        named_why,
+    )  # fmt: skip
     if not steps or errors:
         return made
     try:
@@ -386,15 +409,23 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
 
 def _named(
     reader: Reader, installed: tuple[Installed | None, ...], steps: list[ownsetup.Step], settings: InstallSettings
-) -> tuple[tools.Provisioned, ...]:
+) -> tuple[tuple[tools.Provisioned, ...], dict[str, str]]:
     """The table's tools that what runs the code names (run.sh, package.json's scripts, the task files they
     call) or the own setup step needs, beyond those that set the submission up: provisioned for the runs'
-    PATH. One the kit cannot have is left out (a run that needs it ends as the kit's shortfall, `error`)."""
-    words = {word for _name, text in evidence.texts(reader, runs=True) for word in re.findall(r"[\w.-]+", text)}
-    words |= {step.tool for step in steps if step.tool}
+    PATH, with what named each. One the kit cannot have is left out (a run that needs it ends as the kit's
+    shortfall, `error`)."""
+    where: dict[str, str] = {}
+    for name, text in evidence.texts(reader, runs=True):
+        for word in re.findall(r"[\w.-]+", text):
+            where.setdefault(word, f"{name} runs `{word}`")
+    for step in steps:
+        if step.tool:
+            where.setdefault(step.tool, f"its setup step `{' '.join(step.argv)}` needs it")
+    words = set(where)
     taken = {str(i.setup.get("tool")) for i in installed if i is not None and i.setup}
     commands = {command for name in taken if name in tools.TOOLS for command in tools.TOOLS[name].commands}
     found: list[tools.Provisioned] = []
+    why: dict[str, str] = {}
     for name, tool in tools.TOOLS.items():
         if tool.ecosystem == "kit" or name in taken or not words & set(tool.commands):
             continue
@@ -405,7 +436,8 @@ def _named(
         except (InstallError, OSError):
             continue
         commands |= set(tool.commands)
-    return tuple(found)
+        why[name] = next(where[command] for command in tool.commands if command in where)
+    return tuple(found), why
 
 
 def _own_key(
@@ -431,7 +463,11 @@ def _inventory(root: Path, declaration: Declaration, python: Installed | None, n
     """What the submission declares (its files, and its project's metadata as its backend built it) against
     what the setup installed."""
     declared = [(d.name, d.file) for d in declaration.declared() if d.ecosystem == "python"]
-    direct = [(d.name, d.file) for d in declaration.declared() if d.ecosystem == "python" and _applies(d.spec)]
+    read = _files_the_tool_read(root, python)
+    direct = [
+        (d.name, d.file) for d in declaration.declared()
+        if d.ecosystem == "python" and _applies(d.spec) and (read is None or d.file in read)
+    ]  # fmt: skip
     project = python.project if python else None
     if project and project.get("requires") is not None:
         where = project.get("declared_in") or "the project's metadata"
@@ -441,12 +477,47 @@ def _inventory(root: Path, declaration: Declaration, python: Installed | None, n
     elif project and project.get("build_error"):
         direct.append(("the project's own dependencies", "its metadata, which could not be built"))
     node_declared = [(d.name, d.file) for d in declaration.declared() if d.ecosystem == "node"]
+    # what a setup must have put in node_modules: registry packages (a folder of its own is linked, not put),
+    # unless Plug'n'Play keeps them outside any node_modules
+    pnp = bool(node and node.setup and node.setup.get("linker") == "pnp")
+    node_direct = [
+        (d.name, d.file) for d in declaration.declared()
+        if d.ecosystem == "node" and not d.spec.startswith(LOCAL_PROTOCOLS) and not pnp
+    ]  # fmt: skip
     return inventory.take(
-        root, python=declared, node=node_declared, direct_python=direct, direct_node=node_declared,
+        root, python=declared, node=node_declared, direct_python=direct, direct_node=node_direct,
         installed_python=[name for name, _version, _dev in python.packages] if python else (),
         installed_node=[name for name, _version, _dev in node.packages] if node else (),
         venv=python.venv if python else None,
     )  # fmt: skip
+
+
+def _files_the_tool_read(root: Path, python: Installed | None) -> set[str] | None:
+    """The files a tool of the table set the Python environment up from (what it must have installed is
+    declared there); None for the kit's own installers, which read every declaration."""
+    row_id = str((python.setup or {}).get("setup") or "") if python else ""
+    if not row_id:
+        return None
+    try:
+        row = tooltable.row(row_id)
+    except KeyError:
+        return None
+    return set(evidence.files_read(Reader(root), row.reads))
+
+
+def _not_whole(taken: Inventory, python: Installed | None) -> list[str]:
+    """The setup checked before it is trusted: every package the submission declares directly is there, or
+    the setup is an error naming what it left out (the tool's own check ran in the setup already). A tool
+    that keeps an environment per session (nox, tox) is not held to the whole list."""
+    per_session = bool(python and python.setup and python.setup.get("setup") in SESSION_TOOLS)
+    left = [
+        *(item for item in taken.python_left_out if not per_session and not item[0].startswith("the project's")),
+        *taken.node_left_out,
+    ]
+    if not left:
+        return []
+    names = some_of([f"{name} (declared in {where})" for name, where in left])
+    return [f"the setup left out {names}: it ended without installing them"]
 
 
 def _applies(spec: str) -> bool:

@@ -76,6 +76,18 @@ def test_a_correct_replay_packaged_another_way_passes_every_line(graded: GradedC
         assert project["installed"] and project["backend"] and project["why"]
     assert _honoured(environment) == ([expected["lockfile"]] if "lockfile" in expected else [])
     assert _set_up_by(environment) == expected.get("setup")
+    assert _own_steps(environment) == expected.get("steps", [])
+    assert _tools(environment) == expected.get("tools", [])
+
+
+def _own_steps(environment: dict[str, Any]) -> list[str]:
+    """The submission's own setup commands the kit ran (`make setup`), in order."""
+    return [step["command"] for step in (environment.get("setup_steps") or {}).get("steps") or []]
+
+
+def _tools(environment: dict[str, Any]) -> list[str]:
+    """The table's tools its run commands name, on the runs' PATH (`just 1.59.0`)."""
+    return [f"{tool['tool']} {tool['version']}" for tool in environment.get("tools") or []]
 
 
 def _set_up_by(environment: dict[str, Any]) -> str | None:
@@ -96,6 +108,7 @@ def test_payments_suites_are_read_with_their_own_runner(graded: GradedCohort, na
         assert _honoured(_environment(graded, "payments", name)) == [lockfile]
     if setup := expected.pop("setup", None):
         assert _set_up_by(_environment(graded, "payments", name)) == setup
+    assert _own_steps(_environment(graded, "payments", name)) == expected.pop("steps", [])
     tests = found_defect["evidence"]["tests"]
     stub = expected.pop("handout_stub", False)  # run again beside the handout's stub, and only then
     assert (tests["handout_stub"] is not None) == stub and tests["own"]["with_handout_stub"] == stub
