@@ -198,7 +198,10 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     similar.add_argument("--all", action="store_true", help="with scan: every pair with its score, highest first")
     similar.add_argument("--html", type=Path, help="with scan: also write the histogram and the pairs to this page")
     similar.add_argument("--takehome", choices=takehomes.names())
-    similar.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    similar.add_argument(
+        "--gradebook", type=Path,
+        help="default: reports/gradebook.sqlite (with scan: its labels, when it is there; else the scan's own)",
+    )  # fmt: skip
     similar.add_argument(
         "--threshold", type=float, help="the share of either side's code a pair must cover (default: 0.5)"
     )
@@ -487,7 +490,7 @@ def _similarity(args: argparse.Namespace) -> int:
     if args.action == "add":
         if not args.paths:
             raise GradelibError("similarity add needs PATH...: earlier cohorts' submissions, or their gradebooks")
-        with open_checked(args.gradebook, write=True, tables=READ_TABLES + CODE_TABLES) as book:
+        with open_checked(args.gradebook or DEFAULT_PATH, write=True, tables=READ_TABLES + CODE_TABLES) as book:
             done = earlier.add_earlier(book, args.paths, takehome=args.takehome, cohort=args.cohort)
         print(f"earlier cohorts: {len(done.added)} submission(s) added, {len(done.known)} kept already")
         for error in done.errors:
@@ -498,7 +501,7 @@ def _similarity(args: argparse.Namespace) -> int:
     threshold = similarity.THRESHOLD if args.threshold is None else args.threshold
     if not 0 < threshold <= 1:
         raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
-    with open_checked(args.gradebook, tables=READ_TABLES + CODE_TABLES) as book:
+    with open_checked(args.gradebook or DEFAULT_PATH, tables=READ_TABLES + CODE_TABLES) as book:
         chosen = [args.takehome] if args.takehome else similarity.takehomes_kept(book)
         for takehome in chosen:
             with contextlib.suppress(GradebookError):  # read-only: what an earlier kit kept is left out
@@ -525,10 +528,12 @@ def _similarity_scan(args: argparse.Namespace) -> int:
     threshold = similarity.THRESHOLD if args.threshold is None else args.threshold
     if not 0 < threshold <= 1:
         raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
-    found = scan(
-        args.paths, takehome=args.takehome, templates=args.template, threshold=threshold,
-        every=args.all or args.html is not None, reveal=args.reveal,
-    )  # fmt: skip
+    labelled = args.gradebook is not None or DEFAULT_PATH.exists()  # a gradebook given must be there
+    with open_checked(args.gradebook or DEFAULT_PATH) if labelled else contextlib.nullcontext() as book:
+        found = scan(
+            args.paths, takehome=args.takehome, templates=args.template, threshold=threshold,
+            every=args.all or args.html is not None, reveal=args.reveal, gradebook=book,
+        )  # fmt: skip
     for problem in found.problems:
         print(f"not scanned: {safetext.terminal_text(problem)}", file=sys.stderr)
     if args.html:
@@ -540,9 +545,14 @@ def _similarity_scan(args: argparse.Namespace) -> int:
     if not args.all:  # every pair was measured for the page; the listing shows the flagged ones
         found.pairs = [pair for pair in found.pairs if pair.match.share >= threshold]
     if args.json:
-        print(listing.scan_json(found.pairs, threshold, found.submissions, every=args.all, reveal=args.reveal))
+        print(
+            listing.scan_json(
+                found.pairs, threshold, found.submissions, every=args.all, reveal=args.reveal, gradebook=found.gradebook
+            )
+        )
     else:
-        print(listing.scan_text(found.pairs, threshold, found.submissions, every=args.all))
+        labels = listing.scan_labels_text(found.gradebook, found.scan_labels)
+        print(listing.scan_text(found.pairs, threshold, found.submissions, every=args.all, labels=labels))
     return 1 if found.problems and not found.submissions else 0
 
 

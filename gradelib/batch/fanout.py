@@ -254,10 +254,7 @@ def grade(
     """
     paths_ = _Paths(Path(reports), Path(gradebook) if gradebook else Path(reports) / DEFAULT_PATH.name)
     found = staging.discover(list(paths))
-    new = not paths_.gradebook.exists()
-    if not new:
-        check(paths_.gradebook, READ_TABLES + CODE_TABLES)
-    _check_owner(paths_, new, move_reports)
+    new = _refuse_early(paths_, move_reports)
     outcomes: list[GradeOutcome] = []
     done = 0
 
@@ -281,12 +278,7 @@ def grade(
         if progress:
             progress(0, len(found), None)  # the bar appears before the first submission finishes
         _writable(paths_.reports)
-        book = stack.enter_context(Gradebook(paths_.gradebook))
-        if new and notice:
-            notice(f"new gradebook at {paths_.gradebook}")
-        book.probe_write()
-        book.backup()  # the reviewers' work as it was before this batch, kept beside the gradebook
-        _take_folder(book, paths_, notice)
+        book = stack.enter_context(_open_gradebook(paths_, new, notice))
         stack.callback(staging.remove_staged, paths_.reports)  # however the batch ends
         pending = _plan(book, found, paths_, _Options(takehome, force, reveal, grading_timeout), report)
         staging.remove_staged(paths_.reports)  # every grading has its packed copy: none is kept on disk
@@ -305,6 +297,28 @@ def grade(
             _close_open_runs(book, open_runs, lost=isinstance(exc, SchedulerLost))
             raise
     return outcomes
+
+
+def _refuse_early(paths: _Paths, move: bool) -> bool:
+    """Before anything is made: a damaged gradebook, or a reports folder of another gradebook, is refused.
+    Whether the gradebook is new (not there yet)."""
+    new = not paths.gradebook.exists()
+    if not new:
+        check(paths.gradebook, READ_TABLES + CODE_TABLES)
+    _check_owner(paths, new, move)
+    return new
+
+
+@contextlib.contextmanager
+def _open_gradebook(paths: _Paths, new: bool, notice: Callable[[str], None] | None) -> Iterator[Gradebook]:
+    """The batch's gradebook, made when new (and said so), written once and backed up; the reports folder its."""
+    with Gradebook(paths.gradebook) as book:
+        if new and notice:
+            notice(f"new gradebook at {paths.gradebook}")
+        book.probe_write()
+        book.backup()  # the reviewers' work as it was before this batch, kept beside the gradebook
+        _take_folder(book, paths, notice)
+        yield book
 
 
 def _check_owner(paths: _Paths, new: bool, move: bool) -> None:

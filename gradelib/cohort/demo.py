@@ -169,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = seed_demo_scores(args.gradebook, args.reviewers.split(","), args.seed)
     except GradelibError as exc:
-        print(f"gradelib demo: {exc}", file=sys.stderr)
+        print(f"gradelib: {exc}", file=sys.stderr)
         return 2
     for message in result.messages:
         print(f"not saved: {message}", file=sys.stderr)
