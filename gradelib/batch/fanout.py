@@ -246,11 +246,9 @@ def grade(
     killed and recorded as an error. The local processes, and the fork server they are forked
     from, are started here and ended here however the batch ends: a caller has nothing to end.
 
-    Refused before anything is made or written: a path that is not there or holds no submission
-    (NothingToGrade), a damaged gradebook (GradebookDamaged), a reports folder that belongs to
-    another gradebook (ReportsOfAnotherGradebook) unless `move_reports`, which moves it to this
-    one (the other's reports in it removed). A gradebook that is not there yet is made, and
-    `notice` says so. The staged copies of the submissions are removed once packed for grading.
+    Refused before anything is made: a path not there or with no submission, a damaged gradebook,
+    a reports folder of another gradebook (`move_reports` moves it here: its reports go). A new
+    gradebook is made and `notice` says so. Staged copies are removed once packed for grading.
     """
     paths_ = _Paths(Path(reports), Path(gradebook) if gradebook else Path(reports) / DEFAULT_PATH.name)
     found = staging.discover(list(paths))
