@@ -105,6 +105,7 @@ def export_data(gradebook: Gradebook) -> dict[str, Any]:
         "schema": EXPORT_SCHEMA,
         "kit": __version__,
         "exported_at": utc_now(),
+        "gradebook": gradebook.id,  # whose labels and runs these are
         "submissions": [{column: getattr(sub, column) for column in SUBMISSION_COLUMNS} for sub in submissions],
         "runs": [
             {
