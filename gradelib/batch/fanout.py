@@ -200,7 +200,7 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
     if not error and notebook:  # the report's score table, taken again if the gradebook now shows another
         refresh_report(notebook, book, takehome, staged.name, stored=result.notebook)
     if notebook:
-        reportowner.record_folder(paths.reports, book.id, paths.gradebook, [(f"{takehome}/{stem}", record)])
+        _record_folder(book, paths, [(f"{takehome}/{stem}", record)])
     total = report.get("total") if report else None
     return GradeOutcome(
         staged.name,
@@ -346,7 +346,15 @@ def _take_folder(book: Gradebook, paths: _Paths, notice: Callable[[str], None] |
                 f"{paths.reports} moved to the gradebook {paths.gradebook} (was {owner.path}):"
                 f" {len(foreign)} report(s) of that gradebook removed"
             )
-    reportowner.record_folder(paths.reports, book.id, paths.gradebook)
+    _record_folder(book, paths)
+
+
+def _record_folder(book: Gradebook, paths: _Paths, written: Sequence[tuple[str, ReportRecord]] = ()) -> None:
+    """The folder's record of its gradebook and reports, or ReportsUnwritable when the folder takes no more."""
+    try:
+        reportowner.record_folder(paths.reports, book.id, paths.gradebook, written)
+    except OSError as exc:
+        raise ReportsUnwritable(str(paths.reports), str(exc.strerror or exc)) from exc
 
 
 def _close_open_runs(book: Gradebook, open_runs: Mapping[int, _Job], *, lost: bool) -> None:
