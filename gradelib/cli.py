@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from gradelib import safetext, takehomes
 from gradelib.errors import GradebookError, GradelibError, SchedulerLost, SettingsError
-from gradelib.gradebook import DEFAULT_PATH, Gradebook, require, scorefile
+from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
+from gradelib.gradebook.health import CODE_TABLES, READ_TABLES, open_checked
 from gradelib.gradebook.identity import find_submission
 from gradelib.meeting import clarifications, decisions, resolutions
 from gradelib.review import reportfiles, rubricview, worklist
@@ -111,6 +112,10 @@ def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     grade.add_argument("--force", action="store_true", help="re-grade submissions that have not changed")
     grade.add_argument("--reveal", action="store_true", help="name reports after candidates, not 'Submission #N'")
     grade.add_argument("--scheduler", help="a Dask distributed scheduler address: grade on its workers")
+    grade.add_argument(
+        "--move-reports", action="store_true",
+        help="grade into a reports folder that belongs to another gradebook on purpose: it becomes this one's",
+    )  # fmt: skip
     _install_options(grade)
     deps = sub.add_parser("deps", help="declared dependencies: `deps fetch PATH...` fills the cache for --offline")
     deps.add_argument("action", choices=("fetch",))
@@ -193,7 +198,10 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     similar.add_argument("--all", action="store_true", help="with scan: every pair with its score, highest first")
     similar.add_argument("--html", type=Path, help="with scan: also write the histogram and the pairs to this page")
     similar.add_argument("--takehome", choices=takehomes.names())
-    similar.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
+    similar.add_argument(
+        "--gradebook", type=Path,
+        help="default: reports/gradebook.sqlite (with scan: its labels, when it is there; else the scan's own)",
+    )  # fmt: skip
     similar.add_argument(
         "--threshold", type=float, help="the share of either side's code a pair must cover (default: 0.5)"
     )
@@ -218,7 +226,7 @@ def _meeting_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     resolve.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
     resolve.add_argument("line", help="the rubric line: its id or its title, as the agenda or `gradelib rubric` says")
     resolve.add_argument("value", help="a tier of the line, or its points")
-    clarify = sub.add_parser("clarify", help="promote a resolution to a rubric clarification (beside rubric.toml)")
+    clarify = sub.add_parser("clarify", help="promote a resolution to a rubric clarification (kept in the gradebook)")
     clarify.add_argument("takehome", choices=takehomes.names())
     clarify.add_argument("label", help='the blind label ("Submission #3" or 3) or the name')
     clarify.add_argument("line", help="the rubric line: its id or its title")
@@ -238,6 +246,9 @@ def _meeting_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     rubric = sub.add_parser("rubric", help="a take-home's rubric, with the calibration meetings' clarifications")
     rubric.add_argument("takehome", choices=takehomes.names())
     rubric.add_argument("--rubric", type=Path, help="a rubric TOML file (default: the packaged one)")
+    rubric.add_argument(
+        "--gradebook", type=Path, help="whose clarifications to show (default: reports/gradebook.sqlite, when there)"
+    )
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -319,6 +330,7 @@ def _grade(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             notice=lambda message: print(f"gradelib: {safetext.terminal_text(message)}", file=sys.stderr),
             grading_timeout=args.grading_timeout,
+            move_reports=args.move_reports,
         )
     except KeyboardInterrupt as exc:
         progress.close()
@@ -344,7 +356,7 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _queue(args: argparse.Namespace) -> int:
-    with Gradebook(require(args.gradebook)) as book:
+    with open_checked(args.gradebook) as book:
         pending = worklist.queue(book, args.reviewer, takehome=args.takehome, reveal=args.reveal)
     if not pending:
         print(f"nothing left for {args.reviewer} to score")
@@ -361,10 +373,10 @@ def _export(args: argparse.Namespace) -> int:
             raise GradelibError("--decisions writes the decisions table alone: drop --all and --reviewer")
         if args.dest.suffix.lower() != ".csv":
             raise GradelibError("--decisions writes CSV: give a .csv file")
-        written = decisions.export_decisions(cohort.load(require(args.gradebook)), args.dest, reveal=args.reveal)
+        written = decisions.export_decisions(cohort.load(args.gradebook), args.dest, reveal=args.reveal)
         print(written)
         return 0
-    with Gradebook(require(args.gradebook)) as book:
+    with open_checked(args.gradebook) as book:
         if args.all:
             if scorefile.file_format(args.dest) != "json":
                 raise GradelibError("--all writes the whole gradebook as JSON: give a .json file")
@@ -376,10 +388,13 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    if scorefile.needs_cohort(args.source):  # only a whole-gradebook export may start a new gradebook
-        require(args.gradebook)
+    new = not Path(args.gradebook).exists()
+    if not new or scorefile.needs_cohort(args.source):  # only a whole-gradebook export may start a new gradebook
+        open_checked(args.gradebook).close()
     with Gradebook(args.gradebook) as book:
         result = scorefile.import_file(book, args.source)
+    if new:
+        print(f"new gradebook at {args.gradebook}")
     print(f"imported {result.added} entries ({result.skipped} already present) from {args.source}")
     return 0
 
@@ -394,16 +409,21 @@ def _restore(args: argparse.Namespace) -> int:
 
 
 def _tables(args: argparse.Namespace) -> int:
-    book = require(args.gradebook or args.reports / DEFAULT_PATH.name)
+    book = args.gradebook or args.reports / DEFAULT_PATH.name
     done = reportfiles.refresh_score_tables(book, args.reports, reveal=args.reveal, takehome=args.takehome)
     print(f"score tables taken again in {len(done.notebooks)} report(s) (and their HTML)")
     for missing in done.missing:
         print(f"report not found: {missing}", file=sys.stderr)
+    for stale in done.stale:
+        print(
+            f"not touched, it shows another gradebook or run (`gradelib grade` writes it again): {stale}",
+            file=sys.stderr,
+        )
     return 0
 
 
 def _anchor(args: argparse.Namespace) -> int:
-    with Gradebook(require(args.gradebook)) as book:
+    with open_checked(args.gradebook, write=args.action != "list") as book:
         if args.action != "list":
             if not args.takehome or not args.labels:
                 raise GradelibError(f"anchor {args.action} needs --takehome and at least one label")
@@ -419,7 +439,7 @@ def _agenda(args: argparse.Namespace) -> int:
     from gradelib.cohort import table as cohort
     from gradelib.meeting import agenda
 
-    found = cohort.load(require(args.gradebook), takehome=args.takehome, evidence=False)
+    found = cohort.load(args.gradebook, takehome=args.takehome, evidence=False)
     items = agenda.agenda(found, resolved=args.resolved)
     if args.json:
         print(agenda.agenda_json(items, reveal=args.reveal, gradebook=args.gradebook))
@@ -430,7 +450,7 @@ def _agenda(args: argparse.Namespace) -> int:
 
 def _resolve(args: argparse.Namespace) -> int:
     rubric = resolutions.rubric_for(args.takehome, args.rubric)
-    with Gradebook(require(args.gradebook)) as book:
+    with open_checked(args.gradebook, write=True) as book:
         record = resolutions.resolve(
             book, args.takehome, args.label, args.line, args.value, args.why, args.by, rubric=rubric
         )
@@ -441,15 +461,18 @@ def _resolve(args: argparse.Namespace) -> int:
 
 def _clarify(args: argparse.Namespace) -> int:
     rubric = resolutions.rubric_for(args.takehome, args.rubric)
-    with Gradebook(require(args.gradebook)) as book:
+    with open_checked(args.gradebook, write=True) as book:
         done = resolutions.clarify(book, args.takehome, args.label, args.line, note=args.note, rubric=rubric)
     what = "added to" if done.added else "already in"
-    print(f"{args.takehome} {done.clarification.example} {done.clarification.line_id}: {what} {done.path}")
+    print(
+        f"{args.takehome} {done.clarification.example} {done.clarification.line_id}: {what} the gradebook's"
+        f" clarifications ({done.path}); `gradelib rubric {args.takehome}` shows them"
+    )
     return 0
 
 
 def _decide(args: argparse.Namespace) -> int:
-    with Gradebook(require(args.gradebook)) as book:
+    with open_checked(args.gradebook, write=True) as book:
         record = decisions.decide(book, args.takehome, args.label, args.decision, args.why, args.by)
         label = find_submission(book, args.takehome, args.label).blind_label
     print(f"{args.takehome} {label}: {record.decision}, decided by {record.decided_by}")
@@ -467,7 +490,7 @@ def _similarity(args: argparse.Namespace) -> int:
     if args.action == "add":
         if not args.paths:
             raise GradelibError("similarity add needs PATH...: earlier cohorts' submissions, or their gradebooks")
-        with Gradebook(args.gradebook) as book:
+        with open_checked(args.gradebook or DEFAULT_PATH, write=True, tables=READ_TABLES + CODE_TABLES) as book:
             done = earlier.add_earlier(book, args.paths, takehome=args.takehome, cohort=args.cohort)
         print(f"earlier cohorts: {len(done.added)} submission(s) added, {len(done.known)} kept already")
         for error in done.errors:
@@ -478,7 +501,7 @@ def _similarity(args: argparse.Namespace) -> int:
     threshold = similarity.THRESHOLD if args.threshold is None else args.threshold
     if not 0 < threshold <= 1:
         raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
-    with Gradebook(require(args.gradebook)) as book:
+    with open_checked(args.gradebook or DEFAULT_PATH, tables=READ_TABLES + CODE_TABLES) as book:
         chosen = [args.takehome] if args.takehome else similarity.takehomes_kept(book)
         for takehome in chosen:
             with contextlib.suppress(GradebookError):  # read-only: what an earlier kit kept is left out
@@ -505,10 +528,12 @@ def _similarity_scan(args: argparse.Namespace) -> int:
     threshold = similarity.THRESHOLD if args.threshold is None else args.threshold
     if not 0 < threshold <= 1:
         raise GradelibError("--threshold is a share of the code: more than 0, at most 1")
-    found = scan(
-        args.paths, takehome=args.takehome, templates=args.template, threshold=threshold,
-        every=args.all or args.html is not None, reveal=args.reveal,
-    )  # fmt: skip
+    labelled = args.gradebook is not None or DEFAULT_PATH.exists()  # a gradebook given must be there
+    with open_checked(args.gradebook or DEFAULT_PATH) if labelled else contextlib.nullcontext() as book:
+        found = scan(
+            args.paths, takehome=args.takehome, templates=args.template, threshold=threshold,
+            every=args.all or args.html is not None, reveal=args.reveal, gradebook=book,
+        )  # fmt: skip
     for problem in found.problems:
         print(f"not scanned: {safetext.terminal_text(problem)}", file=sys.stderr)
     if args.html:
@@ -520,15 +545,27 @@ def _similarity_scan(args: argparse.Namespace) -> int:
     if not args.all:  # every pair was measured for the page; the listing shows the flagged ones
         found.pairs = [pair for pair in found.pairs if pair.match.share >= threshold]
     if args.json:
-        print(listing.scan_json(found.pairs, threshold, found.submissions, every=args.all, reveal=args.reveal))
+        print(
+            listing.scan_json(
+                found.pairs, threshold, found.submissions, every=args.all, reveal=args.reveal, gradebook=found.gradebook
+            )
+        )
     else:
-        print(listing.scan_text(found.pairs, threshold, found.submissions, every=args.all))
+        labels = listing.scan_labels_text(found.gradebook, found.scan_labels)
+        print(listing.scan_text(found.pairs, threshold, found.submissions, every=args.all, labels=labels))
     return 1 if found.problems and not found.submissions else 0
 
 
 def _rubric(args: argparse.Namespace) -> int:
     rubric = resolutions.rubric_for(args.takehome, args.rubric)
-    print(rubricview.rubric_text(rubric, clarifications.load_clarifications(rubric)))
+    given = args.gradebook is not None
+    path = args.gradebook if given else DEFAULT_PATH
+    if not given and not path.exists():  # before any grading: the rubric as written, and where clarifications go
+        print(rubricview.rubric_text(rubric, clarifications.load_clarifications(rubric)))
+        print(f"(no gradebook at {path}: a team's clarifications show with --gradebook PATH)")
+        return 0
+    with open_checked(path) as book:
+        print(rubricview.rubric_text(rubric, clarifications.load_clarifications(rubric, book)))
     return 0
 
 
@@ -600,7 +637,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.command == "summary":
             from gradelib.cohort import summary
 
-            book = require(args.gradebook or args.reports / DEFAULT_PATH.name)
+            book = args.gradebook or args.reports / DEFAULT_PATH.name
             done = reportfiles.refresh_score_tables(book, args.reports, reveal=args.reveal)
             print(f"score tables taken again in {len(done.notebooks)} report(s)")
             html = summary.run_summary(

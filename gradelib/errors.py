@@ -104,6 +104,39 @@ class GradebookError(GradelibError):
         self.reason = reason
 
 
+class GradebookDamaged(GradebookError):
+    """A gradebook whose file is damaged: nothing reads on from it or writes to it; `advice` names the newest
+    good backup and the `gradelib restore` command."""
+
+    def __init__(self, path: str, damage: str, advice: str) -> None:
+        super().__init__(path, f"{damage}: {advice}")
+        self.damage = damage
+        self.advice = advice
+
+
+class ReportsOfAnotherGradebook(GradelibError):
+    """A reports folder that belongs to another gradebook than the one a batch was given: nothing is graded."""
+
+    def __init__(self, reports: str, owner: str, gradebook: str, flag: str) -> None:
+        super().__init__(
+            f"{reports} holds the reports of another gradebook ({owner}), not of {gradebook}: give that gradebook"
+            f" with --gradebook, another folder with --reports, or {flag} to move the folder to {gradebook} on"
+            " purpose (its reports are then written again from it)"
+        )
+        self.reports = reports
+        self.owner = owner
+        self.gradebook = gradebook
+
+
+class NothingToGrade(GradelibError):
+    """A path given to grade is not there, or holds no submission: refused before anything is made."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}; nothing graded, no gradebook or report made")
+        self.path = path
+        self.reason = reason
+
+
 class GradebookMissing(GradelibError):
     """A command that reads a gradebook was pointed where there is none (reading never creates one)."""
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from gradelib import takehomes
 from gradelib.errors import GradebookError, GradelibError, SubmissionError
 from gradelib.gradebook import Gradebook
+from gradelib.gradebook.health import CODE_TABLES, open_checked
 from gradelib.intake import ingest
 from gradelib.similarity import keep
 from gradelib.takehomes.bases import handout_base
@@ -30,7 +31,7 @@ class Added:
 
 def _from_gradebook(book: Gradebook, path: Path, takehome: str | None, done: Added) -> None:
     try:
-        with Gradebook(path) as other:
+        with open_checked(path, tables=CODE_TABLES) as other:
             sources = [source for source in other.code_sources(takehome) if not source.earlier]
             files = other.code_files([source.id for source in sources])
     except (GradebookError, sqlite3.Error) as exc:

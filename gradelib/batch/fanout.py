@@ -27,11 +27,14 @@ from gradelib.batch.reportname import report_stem
 from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
 from gradelib.environment.capped import size_text
 from gradelib.environment.settings import InstallSettings
-from gradelib.errors import GradelibError, ReportsUnwritable, SchedulerLost
+from gradelib.errors import GradelibError, ReportsOfAnotherGradebook, ReportsUnwritable, SchedulerLost
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
+from gradelib.gradebook.health import CODE_TABLES, READ_TABLES, check
 from gradelib.gradebook.identity import label_for
 from gradelib.notebook import views_path
+from gradelib.review import reportowner
 from gradelib.review.reportfiles import refresh_report
+from gradelib.review.reportowner import ReportRecord
 from gradelib.sandbox import diskcap
 from gradelib.settings import ENV_WARM_WORKERS as ENV_WARM_WORKERS  # "0": every local worker starts fresh
 from gradelib.settings import current_settings
@@ -78,7 +81,7 @@ def _parcel(
     stem = report_stem(label)
     install = InstallSettings.from_env()
     shown = {  # the parameters the saved notebook shows: the driver's paths, where a reviewer re-runs it
-        "submission": str(staged.path),
+        "submission": str(staged.origin.resolve()),  # as given: the staged copy is gone once the batch is packed
         "name": label,
         "result_path": str(paths.out_dir(row.takehome).resolve() / f"{stem}.json"),
         "gradebook": str(paths.gradebook.resolve()),
@@ -163,8 +166,10 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
         book.finish_run(job.run_id, "error", error=died)
         return GradeOutcome(staged.name, job.label, staged.takehome, "error", None, None, died, 0.0)
     out_dir, stem = paths.out_dir(takehome), job.parcel.stem
+    record = ReportRecord(book.id, job.run_id, staged.digest, takehome, job.label)
+    stamped = reportowner.stamp(result.notebook, record) if result.notebook is not None else None
     files = [
-        (out_dir / f"{stem}.ipynb", result.notebook),
+        (out_dir / f"{stem}.ipynb", stamped),
         (out_dir / f"{stem}.html", result.html),
         (out_dir / f"{stem}.json", result.result),
         (views_path(out_dir / f"{stem}.json"), result.views),
@@ -194,6 +199,8 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
     )
     if not error and notebook:  # the report's score table, taken again if the gradebook now shows another
         refresh_report(notebook, book, takehome, staged.name, stored=result.notebook)
+    if notebook:
+        _record_folder(book, paths, [(f"{takehome}/{stem}", record)])
     total = report.get("total") if report else None
     return GradeOutcome(
         staged.name,
@@ -226,6 +233,7 @@ def grade(
     scheduler: str | None = None,
     notice: Callable[[str], None] | None = None,
     grading_timeout: float | None = None,
+    move_reports: bool = False,
 ) -> list[GradeOutcome]:
     """Grade every submission under `paths`; skip those graded at the same digest unless `force`.
 
@@ -237,9 +245,14 @@ def grade(
     `grading_timeout` seconds (default: the take-home's own bound, `batch/deadline.py`) is
     killed and recorded as an error. The local processes, and the fork server they are forked
     from, are started here and ended here however the batch ends: a caller has nothing to end.
+
+    Refused before anything is made: a path not there or with no submission, a damaged gradebook,
+    a reports folder of another gradebook (`move_reports` moves it here: its reports go). A new
+    gradebook is made and `notice` says so. Staged copies are removed once packed for grading.
     """
     paths_ = _Paths(Path(reports), Path(gradebook) if gradebook else Path(reports) / DEFAULT_PATH.name)
     found = staging.discover(list(paths))
+    new = _refuse_early(paths_, move_reports)
     outcomes: list[GradeOutcome] = []
     done = 0
 
@@ -263,10 +276,10 @@ def grade(
         if progress:
             progress(0, len(found), None)  # the bar appears before the first submission finishes
         _writable(paths_.reports)
-        book = stack.enter_context(Gradebook(paths_.gradebook))
-        book.probe_write()
-        book.backup()  # the reviewers' work as it was before this batch, kept beside the gradebook
+        book = stack.enter_context(_open_gradebook(paths_, new, notice))
+        stack.callback(staging.remove_staged, paths_.reports)  # however the batch ends
         pending = _plan(book, found, paths_, _Options(takehome, force, reveal, grading_timeout), report)
+        staging.remove_staged(paths_.reports)  # every grading has its packed copy: none is kept on disk
         stack.enter_context(_terminate_as_interrupt())
         open_runs = {job.run_id: job for job in pending}
         said: set[str] = set()
@@ -282,6 +295,66 @@ def grade(
             _close_open_runs(book, open_runs, lost=isinstance(exc, SchedulerLost))
             raise
     return outcomes
+
+
+def _refuse_early(paths: _Paths, move: bool) -> bool:
+    """Before anything is made: a damaged gradebook, or a reports folder of another gradebook, is refused.
+    Whether the gradebook is new (not there yet)."""
+    new = not paths.gradebook.exists()
+    if not new:
+        check(paths.gradebook, READ_TABLES + CODE_TABLES)
+    _check_owner(paths, new, move)
+    return new
+
+
+@contextlib.contextmanager
+def _open_gradebook(paths: _Paths, new: bool, notice: Callable[[str], None] | None) -> Iterator[Gradebook]:
+    """The batch's gradebook, made when new (and said so), written once and backed up; the reports folder its."""
+    with Gradebook(paths.gradebook) as book:
+        if new and notice:
+            notice(f"new gradebook at {paths.gradebook}")
+        book.probe_write()
+        book.backup()  # the reviewers' work as it was before this batch, kept beside the gradebook
+        _take_folder(book, paths, notice)
+        yield book
+
+
+def _check_owner(paths: _Paths, new: bool, move: bool) -> None:
+    """ReportsOfAnotherGradebook when the reports folder records another gradebook than this one (unless `move`)."""
+    owner = reportowner.folder_owner(paths.reports)
+    if owner is None or move:
+        return
+    mine = ""
+    if not new:
+        with Gradebook(paths.gradebook, readonly=True) as book:
+            mine = book.id
+    if owner.gradebook != mine:
+        theirs = f"{owner.path or 'a gradebook'} (id {owner.gradebook[:8]})"
+        given = f"{paths.gradebook}" + (" (not there yet)" if new else f" (id {mine[:8] or 'none'})")
+        raise ReportsOfAnotherGradebook(str(paths.reports), theirs, given, reportowner.MOVE_FLAG)
+
+
+def _take_folder(book: Gradebook, paths: _Paths, notice: Callable[[str], None] | None) -> None:
+    """Record the reports folder as this gradebook's; reports of another gradebook in it (a move asked for) go."""
+    owner = reportowner.folder_owner(paths.reports)
+    if owner is not None and owner.gradebook != book.id:
+        foreign = reportowner.foreign_reports(paths.reports, book.id)
+        for report in foreign:
+            reportowner.remove_report(report)
+        if notice:
+            notice(
+                f"{paths.reports} moved to the gradebook {paths.gradebook} (was {owner.path}):"
+                f" {len(foreign)} report(s) of that gradebook removed"
+            )
+    _record_folder(book, paths)
+
+
+def _record_folder(book: Gradebook, paths: _Paths, written: Sequence[tuple[str, ReportRecord]] = ()) -> None:
+    """The folder's record of its gradebook and reports, or ReportsUnwritable when the folder takes no more."""
+    try:
+        reportowner.record_folder(paths.reports, book.id, paths.gradebook, written)
+    except OSError as exc:
+        raise ReportsUnwritable(str(paths.reports), str(exc.strerror or exc)) from exc
 
 
 def _close_open_runs(book: Gradebook, open_runs: Mapping[int, _Job], *, lost: bool) -> None:
@@ -350,7 +423,9 @@ def _plan(
             run_id = book.start_run(row.id, __version__, staged.digest)
             book.finish_run(run_id, "error", error=staged.error)
             report(GradeOutcome(staged.name, label, staged.takehome, "error", None, None, staged.error, 0.0))
-        elif not options.force and book.up_to_date(row.takehome, row.name, staged.digest):
+        elif not options.force and _up_to_date(
+            book, row, staged.digest, paths.out_dir(row.takehome) / report_stem(label)
+        ):
             report(GradeOutcome(staged.name, label, staged.takehome, "up_to_date", None, None, None, 0.0))
         else:
             try:
@@ -363,6 +438,15 @@ def _plan(
                 continue
             pending.append(_Job(staged, label, book.start_run(row.id, __version__, staged.digest), item))
     return pending
+
+
+def _up_to_date(book: Gradebook, row: SubmissionRow, digest: str, stem: Path) -> bool:
+    """Whether the latest run graded exactly this content cleanly and the report on disk shows that run of this
+    gradebook: a report of another gradebook or another run is written again."""
+    run = book.latest_run(row.takehome, row.name)
+    if run is None or run.status != "graded" or run.digest != digest:
+        return False
+    return reportowner.shows(stem.with_name(f"{stem.name}.ipynb"), book.id, run.id)
 
 
 def _keep_code(book: Gradebook, takehome: str, staged: staging.Staged) -> None:

@@ -1,7 +1,11 @@
 """`gradelib similarity scan PATH...`: which submissions share code, straight from folders and archives, with no
-gradebook and no grading. The same fingerprints (the handout's and a team's own starter code left out) and
-the same measure as the pairs kept after a grade, so the scores are the same; `every` lists every pair of a
-take-home, the ones that share nothing at 0."""
+grading. The same fingerprints (the handout's and a team's own starter code left out) and the same measure as
+the pairs kept after a grade, so the scores are the same; `every` lists every pair of a take-home, the ones
+that share nothing at 0.
+
+A submission has one label everywhere: one the gradebook holds is shown by the gradebook's blind label;
+any other gets the scan's own ("Scan A", "Scan B", ... in the order read), which no gradebook label reads as.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,8 @@ from pathlib import Path
 from gradelib import takehomes
 from gradelib.display.render import STYLE, Html, table_html
 from gradelib.errors import GradelibError, SubmissionError
-from gradelib.gradebook.identity import shown
+from gradelib.gradebook import Gradebook
+from gradelib.gradebook.identity import label_for, shown
 from gradelib.intake import ingest
 from gradelib.safetext import html_visible
 from gradelib.similarity.cohort import Side, SimilarPair
@@ -22,7 +27,8 @@ from gradelib.similarity.fingerprint import Base, Prints, fingerprint
 from gradelib.similarity.pairs import THRESHOLD, common, match, neighbours
 from gradelib.takehomes.bases import base_with, starter_files
 
-SCAN_LABEL = "Submission #{number}"
+SCAN_LABEL = "Scan {letters}"  # never a gradebook's "Submission #N": a lead cannot take one for the other
+LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
 @dataclass(frozen=True)
@@ -42,6 +48,18 @@ class Scan:
     pairs: list[SimilarPair] = field(default_factory=list)
     submissions: dict[str, int] = field(default_factory=dict)  # per take-home
     problems: list[str] = field(default_factory=list)
+    gradebook: str | None = None  # whose labels the submissions it holds are shown by
+    scan_labels: int = 0  # submissions shown by the scan's own label (not in the gradebook)
+
+
+def scan_label(index: int) -> str:
+    """The scan's own label of the index-th submission it read that no gradebook holds: A, B, ..., Z, AA, AB..."""
+    letters = ""
+    index += 1
+    while index:
+        index, rest = divmod(index - 1, len(LETTERS))
+        letters = LETTERS[rest] + letters
+    return SCAN_LABEL.format(letters=letters)
 
 
 def scan(
@@ -52,10 +70,12 @@ def scan(
     threshold: float = THRESHOLD,
     every: bool = False,
     reveal: bool = False,
+    gradebook: Gradebook | None = None,
 ) -> Scan:
-    """Read every submission under `paths` and compare each take-home's submissions pairwise."""
-    done = Scan()
-    scanned = _read(paths, takehome, starter_files(templates, named_by="--template"), done, reveal)
+    """Read every submission under `paths` and compare each take-home's submissions pairwise; a submission the
+    `gradebook` holds is shown by its label there."""
+    done = Scan(gradebook=str(gradebook.path) if gradebook is not None else None)
+    scanned = _read(paths, takehome, starter_files(templates, named_by="--template"), done, reveal, gradebook)
     for name in sorted({item.takehome for item in scanned}):
         group = [item for item in scanned if item.takehome == name]
         done.submissions[name] = len(group)
@@ -65,7 +85,12 @@ def scan(
 
 
 def _read(
-    paths: Iterable[Path], takehome: str | None, template: list[tuple[str, bytes]], done: Scan, reveal: bool
+    paths: Iterable[Path],
+    takehome: str | None,
+    template: list[tuple[str, bytes]],
+    done: Scan,
+    reveal: bool,
+    gradebook: Gradebook | None,
 ) -> list[Scanned]:
     bases: dict[str, Base] = {}
     found: list[Scanned] = []
@@ -83,7 +108,12 @@ def _read(
                         raise GradelibError(f"cannot tell which take-home this answers (no {takehomes.markers_text()})")
                     if chosen not in bases:
                         bases[chosen] = base_with(chosen, template)
-                    label = shown(sub.name, SCAN_LABEL.format(number=len(found) + 1), reveal)
+                    row = gradebook.submission(chosen, sub.name) if gradebook is not None else None
+                    if row is not None:
+                        label = label_for(row, reveal=reveal)
+                    else:
+                        label = shown(sub.name, scan_label(done.scan_labels), reveal)
+                        done.scan_labels += 1
                     found.append(Scanned(chosen, sub.name, label, fingerprint(sub.path, bases[chosen])))
             except (SubmissionError, GradelibError, OSError, ValueError, RecursionError) as exc:
                 done.problems.append(f"{submission}: {exc}")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gradelib import takehomes
-from gradelib.errors import GradelibError, SubmissionError
+from gradelib.errors import GradelibError, NothingToGrade, SubmissionError
 from gradelib.intake import ingest
 
 STAGING = ".staging"
@@ -46,7 +46,7 @@ def stage(origin: Path, reports: Path, takehome: str | None = None) -> Staged:
             if chosen is None:
                 raise GradelibError(f"cannot tell which take-home this answers (no {takehomes.markers_text()})")
             # absolute: the kernel that reads it may start in any folder (JupyterLab, another cwd)
-            target = Path(reports).resolve() / STAGING / chosen / sub.digest[:16] / "submission"
+            target = staging_root(reports) / chosen / sub.digest[:16] / "submission"
             if not target.exists():
                 partial = target.with_name("partial")
                 shutil.rmtree(partial, ignore_errors=True)
@@ -60,8 +60,27 @@ def stage(origin: Path, reports: Path, takehome: str | None = None) -> Staged:
 
 
 def discover(paths: list[Path]) -> list[Path]:
-    """Every submission under the given paths (folders of submissions are searched)."""
+    """Every submission under the given paths (folders of submissions are searched); NothingToGrade for a path
+    that is not there or holds no submission, before anything is staged or recorded."""
     found: list[Path] = []
     for path in paths:
-        found += ingest.find_submissions(Path(path), recognises=takehomes.recognises)
+        if not Path(path).exists() and not Path(path).is_symlink():
+            raise NothingToGrade(str(path), "no such file or folder")
+        submissions = ingest.find_submissions(Path(path), recognises=takehomes.recognises)
+        if not submissions:
+            raise NothingToGrade(
+                str(path), f"no submission in this folder (a submission holds {takehomes.markers_text()})"
+            )
+        found += submissions
     return found
+
+
+def staging_root(reports: Path) -> Path:
+    """Where a batch stages its submissions: gone once the batch has packed them (`remove_staged`)."""
+    return Path(reports).resolve() / STAGING
+
+
+def remove_staged(reports: Path) -> None:
+    """The staged copies of the candidates' code removed: each grading got its own packed copy, and a
+    report that runs the checks again reads the submission where it was given."""
+    shutil.rmtree(staging_root(reports), ignore_errors=True)

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
-from gradelib.gradebook import DEFAULT_PATH, Gradebook, require
+from gradelib.gradebook import DEFAULT_PATH
+from gradelib.gradebook.health import open_checked
 from gradelib.review.scoring import ReviewLine, review_lines, save_scores
 from gradelib.takehomes.rubric import default_rubric
 
@@ -126,11 +127,11 @@ def seed_demo_scores(
     Idempotent: a reviewer who already has a score on a submission is skipped there.
     Raises GradelibError when the gradebook file does not exist (grade the cohort first).
     """
-    path = require(gradebook_path)
+    path = Path(gradebook_path)
     names = [reviewer.strip() for reviewer in reviewers if reviewer.strip()]
     touched = skipped = 0
     messages: list[str] = []
-    with Gradebook(path) as book:
+    with open_checked(path, write=True) as book:
         before = len(book.scores())
         for row in book.submissions():
             run = book.latest_run(row.takehome, row.name, graded_only=True)
@@ -168,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         result = seed_demo_scores(args.gradebook, args.reviewers.split(","), args.seed)
     except GradelibError as exc:
-        print(f"gradelib demo: {exc}", file=sys.stderr)
+        print(f"gradelib: {exc}", file=sys.stderr)
         return 2
     for message in result.messages:
         print(f"not saved: {message}", file=sys.stderr)

@@ -35,7 +35,7 @@ def _pairs(gradebook: Path, digest: str, takehomes: tuple[str, ...]) -> tuple[Si
     del digest  # part of the key only: the same cohort read again gives the same pairs
     if not gradebook.is_file():
         return ()
-    with Gradebook(gradebook) as book:
+    with Gradebook(gradebook, readonly=True) as book:
         for takehome in takehomes:
             with contextlib.suppress(GradebookError):  # read-only: what an earlier kit kept is left out
                 refresh(book, takehome, handout_base(takehome))
@@ -176,7 +176,7 @@ def _every_pair(gradebook: Path, digest: str, takehome: str) -> tuple[SimilarPai
     del digest  # part of the key only
     if not gradebook.is_file():
         return ()
-    with Gradebook(gradebook) as book:
+    with Gradebook(gradebook, readonly=True) as book:
         return tuple(cohort_pairs(book, takehome, threshold=0.0, reveal=True))
 
 

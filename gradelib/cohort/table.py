@@ -27,7 +27,8 @@ from gradelib import takehomes
 from gradelib.cohort.agreement import LineKey, Rating
 from gradelib.display.render import STYLE, Html
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
-from gradelib.gradebook import DEFAULT_PATH, Gradebook, RunRow, ScoreEntry, SubmissionRow, require
+from gradelib.gradebook import DEFAULT_PATH, RunRow, ScoreEntry, SubmissionRow
+from gradelib.gradebook.health import open_checked
 from gradelib.meeting.records import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
 from gradelib.safetext import html_visible
@@ -223,10 +224,10 @@ def load(
     the terminal's agenda reads, faster on a big gradebook.
     """
     filters = Filters.parse(takehome, reviewer, graded_from, graded_to)
-    path = require(resolve(gradebook))
+    path = resolve(gradebook)
     reports = resolve(reports_dir) if reports_dir else path.parent
     entries: list[Entry] = []
-    with Gradebook(path) as book, book.snapshot():
+    with open_checked(path) as book, book.snapshot():
         anchors = {row.id for row in book.anchors()}
         reviewers = tuple(book.reviewers())
         resolved: dict[tuple[str, str], dict[str, Resolution]] = {}

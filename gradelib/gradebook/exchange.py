@@ -13,13 +13,14 @@ from typing import IO, Any, Literal
 from gradelib import __version__, atomicfile
 from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook, ScoreEntry, line_record, utc_iso, utc_now
+from gradelib.gradebook.clarified import Clarification
 from gradelib.meeting.records import Decision, Resolution
 
 EXPORT_SCHEMA = 1
 Format = Literal["json", "csv"]
 FORMATS: tuple[Format, ...] = ("json", "csv")
 CSV_DEFAULT_STEM = "gradebook"  # file stem when a CSV export is pointed at a folder
-CSV_TABLES = ("submissions", "runs", "lines", "scores", "resolutions", "decisions")
+CSV_TABLES = ("submissions", "runs", "lines", "scores", "resolutions", "decisions", "clarifications")
 SUBMISSION_COLUMNS = ("id", "takehome", "name", "blind_number", "blind_label", "digest", "origin", "first_seen")
 RUN_COLUMNS = (
     "id",
@@ -63,6 +64,7 @@ SCORE_COLUMNS = (
 )
 RESOLUTION_COLUMNS = ("uid", "takehome", "submission", "line_id", "value", "reason", "resolved_by", "created_at")
 DECISION_COLUMNS = ("uid", "takehome", "submission", "decision", "reason", "decided_by", "created_at")
+CLARIFICATION_COLUMNS = ("uid", "takehome", "submission", "example", "line_id", "value", "note", "report", "by", "at")
 _COLUMNS = {
     "submissions": SUBMISSION_COLUMNS,
     "runs": RUN_COLUMNS,
@@ -70,6 +72,7 @@ _COLUMNS = {
     "scores": SCORE_COLUMNS,
     "resolutions": RESOLUTION_COLUMNS,
     "decisions": DECISION_COLUMNS,
+    "clarifications": CLARIFICATION_COLUMNS,
 }
 _REQUIRED_SCORE_TEXT = ("uid", "takehome", "submission", "line_id", "reviewer", "value", "created_at")
 _RECORDS: dict[str, type[Resolution] | type[Decision]] = {"resolutions": Resolution, "decisions": Decision}
@@ -87,13 +90,14 @@ class ImportResult:
 def export_data(gradebook: Gradebook) -> dict[str, Any]:
     """The whole gradebook as one JSON-ready dict (the shape of a JSON export)."""
     with gradebook.snapshot():
-        submissions, runs, lines, scores, resolutions, decisions = (
+        submissions, runs, lines, scores, resolutions, decisions, clarifications = (
             gradebook.submissions(),
             gradebook.runs(),
             gradebook.all_lines(),
             gradebook.scores(),
             gradebook.resolutions(),
             gradebook.decisions(),
+            gradebook.clarifications(),
         )
     names = {sub.id: (sub.takehome, sub.name) for sub in submissions}
     run_names = {run.id: names[run.submission_id] for run in runs}
@@ -101,6 +105,7 @@ def export_data(gradebook: Gradebook) -> dict[str, Any]:
         "schema": EXPORT_SCHEMA,
         "kit": __version__,
         "exported_at": utc_now(),
+        "gradebook": gradebook.id,  # whose labels and runs these are
         "submissions": [{column: getattr(sub, column) for column in SUBMISSION_COLUMNS} for sub in submissions],
         "runs": [
             {
@@ -117,6 +122,7 @@ def export_data(gradebook: Gradebook) -> dict[str, Any]:
         "scores": [asdict(entry) for entry in scores],
         "resolutions": [asdict(record) for record in resolutions],
         "decisions": [asdict(record) for record in decisions],
+        "clarifications": [asdict(record) for record in clarifications],
     }
 
 
@@ -124,8 +130,8 @@ def export(gradebook: Gradebook, path: Path, fmt: Format | None = None) -> Path:
     """Write the gradebook as JSON (returns the file) or CSV (returns the folder of the CSV files).
 
     fmt defaults to the suffix of path. A CSV export writes `<stem>-submissions.csv`, `<stem>-runs.csv`,
-    `<stem>-lines.csv`, `<stem>-scores.csv`, `<stem>-resolutions.csv` and `<stem>-decisions.csv` beside
-    path (`out/pool.csv` -> `out/pool-scores.csv`, ...);
+    `<stem>-lines.csv`, `<stem>-scores.csv`, `<stem>-resolutions.csv`, `<stem>-decisions.csv` and
+    `<stem>-clarifications.csv` beside path (`out/pool.csv` -> `out/pool-scores.csv`, ...);
     when path is a folder or has no suffix, the files go inside it with the stem `gradebook`.
     Nested values (evidence, facts) are JSON text in CSV cells. Only JSON exports can be imported.
     """
@@ -151,8 +157,9 @@ def csv_paths(path: Path) -> dict[str, Path]:
 
 
 def import_scores(gradebook: Gradebook, path: Path) -> ImportResult:
-    """Merge a JSON export: missing submissions (numbered by this gradebook), score entries and the meeting's
-    resolutions and decisions with a new uid."""
+    """Merge a JSON export: missing submissions (numbered by this gradebook), score entries and the team's
+    resolutions, decisions and clarifications with a new uid (a clarification's example is shown by this
+    gradebook's label for it)."""
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -165,11 +172,12 @@ def import_scores(gradebook: Gradebook, path: Path) -> ImportResult:
         raise GradebookError(str(path), f"export schema {schema!r} is not one this kit reads (<= {EXPORT_SCHEMA})")
     submissions = [_submission_seed(path, i, item) for i, item in enumerate(data.get("submissions") or [])]
     entries = [_score_entry(path, i, item) for i, item in enumerate(data["scores"])]
-    records = [
+    records: list[Resolution | Decision | Clarification] = [
         _record(path, f"{table}[{i}]", kind, item)
         for table, kind in _RECORDS.items()
         for i, item in enumerate(data.get(table) or [])
     ]
+    records += [_clarification(path, i, item) for i, item in enumerate(data.get("clarifications") or [])]
     new_submissions, added, skipped = gradebook.merge(submissions, entries, records)
     return ImportResult(added=added, skipped=skipped, submissions_added=new_submissions)
 
@@ -260,3 +268,16 @@ def _record(path: Path, where: str, kind: type[Resolution] | type[Decision], ite
     except ValueError as exc:
         raise GradebookError(str(path), f"{where}: created_at is not an ISO 8601 time") from exc
     return kind(**values)
+
+
+def _clarification(path: Path, index: int, item: Any) -> Clarification:
+    """One clarification of an export: its example named by submission (the label is the importing gradebook's)."""
+    where = f"clarifications[{index}]"
+    item = _checked(path, where, item)
+    required = ("uid", "takehome", "submission", "line_id", "value", "note", "by", "at")
+    values = {key: _text(path, where, item, key) for key in required}
+    try:
+        values["at"] = utc_iso(values["at"])
+    except ValueError as exc:
+        raise GradebookError(str(path), f"{where}: at is not an ISO 8601 time") from exc
+    return Clarification(example="", report=_text(path, where, item, "report", required=False), **values)

@@ -90,6 +90,7 @@ def export_scores(gradebook: Gradebook, path: Path, *, reviewer: str | None = No
             "schema": SCORES_SCHEMA,
             "kit": __version__,
             "exported_at": utc_now(),
+            "gradebook": gradebook.id,  # whose blind labels these are
             "reviewer": reviewer,
             "blind": not reveal,
             "scores": rows,

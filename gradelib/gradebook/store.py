@@ -19,7 +19,8 @@ from typing import Any, TypeVar
 
 from gradelib.errors import CommentRequired, GradebookError, GradebookMissing, ScoreRejected
 from gradelib.gradebook import backup as copies
-from gradelib.gradebook import codeprints
+from gradelib.gradebook import clarified, codeprints
+from gradelib.gradebook.clarified import Clarification
 from gradelib.gradebook.codeprints import CodeSource, StoredFile
 from gradelib.meeting import records as meeting_records
 from gradelib.meeting.records import Decision, Resolution
@@ -28,6 +29,7 @@ from gradelib.result import LineResult
 DEFAULT_PATH = Path("reports/gradebook.sqlite")
 SCHEMA_VERSION = 1
 SCHEMA_VERSION_KEY = "schema_version"
+GRADEBOOK_ID_KEY = "gradebook_id"  # who this gradebook is, whatever its path: what its reports folder records
 LAST_WRITE_KEY = "last_batch_started"  # written when a batch opens the gradebook, to know it can be written
 BUSY_TIMEOUT_MS = 5_000  # SQLite's own wait for a lock, per attempt
 LOCK_ATTEMPTS = 8  # attempts on top of busy_timeout before giving up on a locked database
@@ -100,7 +102,12 @@ SCHEMA: tuple[str, ...] = (
     """CREATE TRIGGER IF NOT EXISTS scores_no_delete BEFORE DELETE ON scores
         BEGIN SELECT RAISE(ABORT, 'reviewer scores are append-only'); END""",
     *meeting_records.SCHEMA,
+    *clarified.SCHEMA,
     *codeprints.SCHEMA,
+)
+# Every table the schema makes: a gradebook read-only that lacks one was made by an earlier kit.
+TABLES: tuple[str, ...] = tuple(
+    statement.split("EXISTS", 1)[1].split()[0] for statement in SCHEMA if statement.startswith("CREATE TABLE")
 )
 
 # First sight of (takehome, name) takes the next blind number of that take-home; a later sight keeps it.
@@ -279,28 +286,53 @@ def _insert_score(conn: sqlite3.Connection, entry: ScoreEntry) -> bool:
 class Gradebook:
     """One connection to a gradebook file; safe to share between threads, one per process."""
 
-    def __init__(self, path: Path = DEFAULT_PATH) -> None:
-        """Open (creating if needed) the gradebook at path: WAL, busy timeout, foreign keys, schema."""
+    def __init__(self, path: Path = DEFAULT_PATH, *, readonly: bool = False) -> None:
+        """Open (creating if needed) the gradebook at path: WAL, busy timeout, foreign keys, schema.
+
+        `readonly` opens a gradebook that is there for reading only: nothing is created or written, and
+        a write is refused (only a gradebook an earlier kit made gets its missing tables first).
+        """
         self.path = Path(path)
+        self.readonly = readonly
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
+        self._connect()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if readonly and not self._retry(lambda: self._check_schema(self._connection())):
+                self.close()  # an earlier kit's gradebook: its new (empty) tables are made once, then read
+                Gradebook(self.path).close()
+                self._connect()
+            elif not readonly:
+                conn = self._connection()
+                self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
+                self._write(self._create_schema)
+        except BaseException:
+            self.close()
+            raise
+
+    def _connect(self) -> None:
+        try:
+            if self.readonly:
+                target = f"{self.path.absolute().as_uri()}?mode=ro"
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                target = str(self.path)
             self._conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+                target,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=self.readonly,
             )
         except (OSError, sqlite3.Error) as exc:
             raise GradebookError(str(self.path), f"cannot open: {exc}") from exc
         self._conn.row_factory = sqlite3.Row
         try:
-            conn = self._conn
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA foreign_keys = ON")
-            self._retry(lambda: conn.execute("PRAGMA journal_mode = WAL").fetchone())
-            self._write(self._create_schema)
-        except BaseException:
+            self._conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            self._conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
             self.close()
-            raise
+            raise GradebookError(str(self.path), self._why(exc)) from exc
 
     def __enter__(self) -> Gradebook:
         return self
@@ -394,8 +426,11 @@ class Gradebook:
         conn = self._connection()
         return self._retry(lambda: conn.execute(sql, params).fetchall())
 
-    def _create_schema(self, conn: sqlite3.Connection) -> None:
+    def _check_schema(self, conn: sqlite3.Connection) -> bool:
+        """GradebookError unless the file is a gradebook this kit can read; whether it has every table."""
         tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables and self.readonly:
+            raise GradebookError(str(self.path), "an empty file, not a gradebook")
         if tables and "meta" not in tables:
             raise GradebookError(str(self.path), "an SQLite database, but not a gradebook")
         if "meta" in tables:
@@ -407,10 +442,21 @@ class Gradebook:
                 raise GradebookError(
                     str(self.path), f"schema {found} is newer than this kit's {SCHEMA_VERSION}; upgrade gradelib"
                 )
+        return set(TABLES) <= tables
+
+    def _create_schema(self, conn: sqlite3.Connection) -> None:
+        self._check_schema(conn)
         for statement in SCHEMA:
             conn.execute(statement)
         codeprints.migrate(conn)
         conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (SCHEMA_VERSION_KEY, str(SCHEMA_VERSION)))
+        conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (GRADEBOOK_ID_KEY, uuid.uuid4().hex))
+
+    @property
+    def id(self) -> str:
+        """The gradebook's own id, made with it and kept whatever its path ("" in an earlier kit's, read-only)."""
+        rows = self._read("SELECT value FROM meta WHERE key = ?", (GRADEBOOK_ID_KEY,))
+        return str(rows[0][0]) if rows else ""
 
     # -- submissions ------------------------------------------------------
 
@@ -671,14 +717,33 @@ class Gradebook:
         conn = self._connection()
         return self._retry(lambda: meeting_records.read_decisions(conn, takehome, name))
 
+    def add_clarification(self, item: Clarification) -> bool:
+        """Append a clarification of the rubric; False when it is there already (same uid)."""
+
+        def work(conn: sqlite3.Connection) -> bool:
+            if (
+                conn.execute(
+                    "SELECT 1 FROM submissions WHERE takehome = ? AND name = ?", (item.takehome, item.submission)
+                ).fetchone()
+                is None
+            ):
+                raise ScoreRejected(f"no {item.takehome} submission {item.submission!r} in {self.path}")
+            return clarified.insert(conn, item)
+
+        return self._write(work)
+
+    def clarifications(self, takehome: str | None = None) -> list[Clarification]:
+        """Every clarification the team agreed (of a take-home), oldest first, examples by blind label."""
+        return self._retry(lambda: clarified.read(self._connection(), takehome, BLIND_LABEL))
+
     def merge(
         self,
         submissions: Sequence[tuple[str, str, str, str]],
         entries: Sequence[ScoreEntry],
-        records: Sequence[Resolution | Decision] = (),
+        records: Sequence[Resolution | Decision | Clarification] = (),
     ) -> tuple[int, int, int]:
         """Add missing (takehome, name, digest, origin) submissions, numbered here, and score entries and
-        meeting records (resolutions, decisions) with a new uid.
+        the team's records (resolutions, decisions, clarifications) with a new uid.
 
         One transaction; returns (submissions added, entries and records added, those already present).
         """
@@ -687,14 +752,20 @@ class Gradebook:
         def work(conn: sqlite3.Connection) -> tuple[int, int, int]:
             new_submissions = added = 0
             named = [*entries, *records]
-            wanted = list(submissions) + [(e.takehome, e.submission, "", IMPORTED_ORIGIN) for e in named]
+            wanted = list(submissions) + [
+                (e.takehome, e.submission, "", IMPORTED_ORIGIN) for e in named if e.submission
+            ]
             for takehome, name, digest, origin in wanted:
                 cursor = conn.execute(sql, (takehome, name, digest, origin, takehome, utc_now()))
                 new_submissions += cursor.rowcount
             for entry in entries:
                 added += _insert_score(conn, entry)
             for record in records:
-                added += meeting_records.insert(conn, record)
+                added += (
+                    clarified.insert(conn, record)
+                    if isinstance(record, Clarification)
+                    else meeting_records.insert(conn, record)
+                )
             return new_submissions, added, len(named) - added
 
         return self._write(work)

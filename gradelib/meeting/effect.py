@@ -43,7 +43,7 @@ def _scores_at(history: list[ScoreEntry], moment: str) -> dict[tuple[str, str], 
 def effects(cohort: Cohort) -> list[Effect]:
     """Per take-home with a resolution in the selection: the ratings before its first resolution, and now."""
     result = []
-    with Gradebook(cohort.gradebook) as book, book.snapshot():
+    with Gradebook(cohort.gradebook, readonly=True) as book, book.snapshot():
         for takehome, lines in cohort.rubric_lines.items():
             entries: list[Entry] = [e for e in cohort.entries if e.submission.takehome == takehome]
             resolved = [r for e in entries for r in e.resolutions.values()]

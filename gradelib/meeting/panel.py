@@ -16,7 +16,8 @@ import ipywidgets as widgets
 from gradelib.cohort.table import Cohort, is_refused
 from gradelib.display.render import STYLE, Html
 from gradelib.errors import GradelibError
-from gradelib.gradebook import Gradebook, require
+from gradelib.gradebook import Gradebook
+from gradelib.gradebook.health import open_checked
 from gradelib.meeting import decisions, resolutions
 from gradelib.meeting.agenda import agenda
 from gradelib.review.panel import is_headless
@@ -157,7 +158,7 @@ class MeetingPanel(widgets.VBox):
             said = f"{takehome} {label} {record.line_id}: resolved as {record.value}"
             if self.clarify.value:
                 done = resolutions.clarify(book, takehome, label, record.line_id, rubric=rubric)
-                said += f"; clarification {'added to' if done.added else 'already in'} {done.path}"
+                said += f"; clarification {'added to' if done.added else 'already in'} the gradebook's rubric notes"
             return said
 
         return self._record(work)
@@ -179,7 +180,7 @@ class MeetingPanel(widgets.VBox):
     def _record(self, work: Callable[[Gradebook], str]) -> str:
         """Run one recording against the gradebook and say what it kept, or why it kept nothing."""
         try:
-            with Gradebook(require(self._cohort.gradebook)) as book:
+            with open_checked(self._cohort.gradebook, write=True) as book:
                 said = work(book)
         except (GradelibError, OSError) as exc:
             self._say(f"not recorded: {exc}", ok=False)

@@ -17,8 +17,8 @@ from gradelib.cohort.table import Cohort
 from gradelib.display.render import STYLE, Html, table_html
 from gradelib.errors import RecordRefused, RubricError, UnknownTakehome
 from gradelib.gradebook import Gradebook
+from gradelib.gradebook.clarified import Clarification
 from gradelib.gradebook.identity import find_submission
-from gradelib.meeting.clarifications import Clarification, add_clarification, clarifications_path
 from gradelib.meeting.records import Resolution, latest_resolutions
 from gradelib.review.scoring import ENV_REVIEWER
 from gradelib.settings import current_settings
@@ -111,7 +111,7 @@ def resolve(
 
 @dataclass(frozen=True)
 class Promoted:
-    """A resolution promoted to a rubric clarification: where it was written, and whether it was new."""
+    """A resolution promoted to a rubric clarification: the gradebook that keeps it, and whether it was new."""
 
     clarification: Clarification
     path: Path
@@ -130,8 +130,9 @@ def clarify(
 ) -> Promoted:
     """Promote the resolution in force on a line (its id or title) of a submission to a clarification.
 
-    The clarification is written beside the rubric file; its note is the resolution's reason
-    unless given; its example is the submission's blind label.
+    The clarification is kept in the gradebook, the team's (never beside the rubric file, which may be
+    the installed kit's); its note is the resolution's reason unless given; its example is the
+    submission, shown by its blind label.
     """
     chosen = rubric or rubric_for(takehome)
     picked = rubric_line(chosen, line)
@@ -151,9 +152,10 @@ def clarify(
         report=report,
         by=current.resolved_by,
         at=current.created_at,
+        submission=row.name,
     )
-    added = add_clarification(chosen, clarification)
-    return Promoted(clarification, clarifications_path(chosen), added)
+    added = book.add_clarification(clarification)
+    return Promoted(clarification, book.path, added)
 
 
 def resolutions_view(cohort: Cohort) -> Html:

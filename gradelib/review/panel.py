@@ -12,9 +12,11 @@ import ipywidgets as widgets
 from gradelib.display.render import STYLE, Html, badge
 from gradelib.errors import GradebookMissing, GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, require, utc_now
+from gradelib.gradebook.clarified import Clarification
+from gradelib.gradebook.health import open_checked
 from gradelib.gradebook.identity import ENV_REVEAL, NOT_IN_GRADEBOOK, hide_name, is_revealed, lookup, shown_name
 from gradelib.intake import ingest
-from gradelib.meeting.clarifications import Clarification, load_clarifications
+from gradelib.meeting.clarifications import load_clarifications
 from gradelib.result import LineResult
 from gradelib.review import labhooks
 from gradelib.review.rubricview import clarification_text
@@ -107,7 +109,7 @@ def panel_for(
         return _message(str(exc))
     if not label:
         return _message(f"set `name` (or `submission`) in the parameters cell to score a {takehome} submission")
-    with Gradebook(Path(gradebook)) as book:
+    with Gradebook(Path(gradebook), readonly=True) as book:
         row = _find(book, takehome, str(label))
     if row is None:
         return _message(NOT_GRADED.format(label=label, takehome=takehome, path=gradebook))
@@ -158,7 +160,7 @@ def scoring_panel(
         return _message(str(exc))
     revealed = is_revealed(reveal)
     if is_headless(headless):
-        with Gradebook(Path(gradebook_path)) as gradebook:
+        with Gradebook(Path(gradebook_path), readonly=True) as gradebook:
             return current_table(gradebook, takehome, name, rubric, reveal=revealed, lines=lines, taken=utc_now())
     return ScoringPanel(gradebook_path, takehome, name, rubric, reviewer=reviewer, reveal=revealed, lines=lines)
 
@@ -193,14 +195,14 @@ class ScoringPanel(widgets.VBox):
         reveal: bool = False,
         lines: Sequence[LineResult] | None = None,
     ) -> None:
-        with Gradebook(Path(gradebook_path)) as gradebook:
+        with Gradebook(Path(gradebook_path), readonly=True) as gradebook:
             review = review_lines(rubric, lines if lines is not None else gradebook.latest_lines(takehome, name))
             shown = shown_name(gradebook, takehome, name, reveal)
             scores = gradebook.current_scores(takehome, name)
-        try:
-            notes = load_clarifications(rubric)
-        except RubricError:
-            notes = {}  # an unreadable clarifications file never stops a reviewer scoring
+            try:
+                notes = load_clarifications(rubric, gradebook)
+            except RubricError:
+                notes = {}  # an unreadable clarifications file never stops a reviewer scoring
         header = widgets.HTML(
             f'{STYLE}<div class="gl-card"><b>{html_visible(takehome)}: '
             f"{html_visible(clipped_text(shown, 120))}</b>, reviewer scoring."
@@ -246,7 +248,7 @@ class ScoringPanel(widgets.VBox):
 
     def static_table(self) -> Html:
         """The saved scores as a stored report shows them: no viewer, so nobody's values."""
-        with Gradebook(self._gradebook_path) as gradebook:
+        with Gradebook(self._gradebook_path, readonly=True) as gradebook:
             scores = gradebook.current_scores(self._takehome, self._name)
             resolutions, decision = meeting_records(gradebook, self._takehome, self._name)
         return score_table(
@@ -264,7 +266,7 @@ class ScoringPanel(widgets.VBox):
             return [REVIEWER_NEEDED]
         values = {lid: (row.choice.value or "", str(row.comment.value)) for lid, row in self.line_rows.items()}
         try:
-            with Gradebook(self._gradebook_path) as gradebook:
+            with open_checked(self._gradebook_path, write=True) as gradebook:
                 saved, errors = save_values(gradebook, self._takehome, self._name, reviewer, values, self._review)
                 scores = gradebook.current_scores(self._takehome, self._name)
         except (GradelibError, OSError) as exc:
@@ -285,14 +287,14 @@ class ScoringPanel(widgets.VBox):
 
     def refresh(self) -> None:
         """Reload this reviewer's current values and the saved table from the gradebook."""
-        with Gradebook(self._gradebook_path) as gradebook:
+        with Gradebook(self._gradebook_path, readonly=True) as gradebook:
             scores = gradebook.current_scores(self._takehome, self._name)
         self._prefill(scores)
         self._show_saved(scores)
 
     def _show_saved(self, scores: Mapping[tuple[str, str], ScoreEntry]) -> None:
         viewer = str(self.reviewer_text.value).strip()
-        with Gradebook(self._gradebook_path) as gradebook:
+        with Gradebook(self._gradebook_path, readonly=True) as gradebook:
             resolutions, decision = meeting_records(gradebook, self._takehome, self._name)
         table = score_table(
             self._takehome, self._shown, self._review, scores, viewer=viewer, reveal=self._reveal,

@@ -155,6 +155,7 @@ class Refreshed:
 
     notebooks: tuple[Path, ...]  # notebooks whose score table was taken again (and their HTML re-exported)
     missing: tuple[str, ...] = ()  # submissions whose report notebook is not where the gradebook says
+    stale: tuple[Path, ...] = ()  # reports that show another gradebook's run, or an earlier one: not touched
 
 
 def set_score_table(path: Path, html: str, text: str) -> bool:
@@ -179,23 +180,30 @@ def refresh_score_tables(
 
     Blind unless `reveal`: the stored table says who scored which line and when, not the
     values (the cohort summary shows those). Reports are found where their run recorded
-    them, else under `reports_dir/<takehome>/`.
+    them, else under `reports_dir/<takehome>/`; one that records another gradebook or
+    another run (`reportowner`) is left as it is and listed: `gradelib grade` writes it again.
     """
-    from gradelib.gradebook import Gradebook
+    from gradelib.gradebook.health import open_checked
+    from gradelib.review.reportowner import report_record
 
     done: list[Path] = []
     missing: list[str] = []
-    with Gradebook(gradebook) as book:
+    stale: list[Path] = []
+    with open_checked(gradebook) as book:
+        mine = book.id
         for row in book.submissions(takehome):
             run = book.latest_run(row.takehome, row.name, graded_only=True)
             if run is None or not run.notebook:
                 continue
             path = _locate(Path(run.notebook), row.takehome, reports_dir or gradebook.parent)
+            record = report_record(path) if path is not None else None
             if path is None:
                 missing.append(f"{row.takehome}/{row.blind_label}")
+            elif record is not None and (record.gradebook, record.run) != (mine, run.id):
+                stale.append(path)
             elif refresh_report(path, book, row.takehome, row.name, reveal=reveal):
                 done.append(path)
-    return Refreshed(tuple(done), tuple(missing))
+    return Refreshed(tuple(done), tuple(missing), tuple(stale))
 
 
 def take_score_table(path: Path, gradebook: Path, takehome: str, label: str, lines: Sequence[Any]) -> bool:
@@ -209,7 +217,7 @@ def take_score_table(path: Path, gradebook: Path, takehome: str, label: str, lin
         return False
     from gradelib.review.scoretable import stored_table
 
-    with Gradebook(gradebook) as book:
+    with Gradebook(gradebook, readonly=True) as book:
         row = lookup(book, takehome, label)
         if row is None:
             return False

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gradelib.meeting.clarifications import Clarification
+from gradelib.gradebook.clarified import Clarification
 from gradelib.result import Report
 from gradelib.safetext import terminal_text
 from gradelib.takehomes.rubric import Rubric, RubricLine

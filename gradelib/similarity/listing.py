@@ -49,24 +49,55 @@ def pairs_text(pairs: Sequence[SimilarPair], threshold: float) -> str:
 
 
 def scan_json(
-    pairs: Sequence[SimilarPair], threshold: float, submissions: Mapping[str, int], *, every: bool, reveal: bool
+    pairs: Sequence[SimilarPair],
+    threshold: float,
+    submissions: Mapping[str, int],
+    *,
+    every: bool,
+    reveal: bool,
+    gradebook: str | None = None,
 ) -> str:
-    """`gradelib similarity scan --json`: the pairs in the stable shape, and how many submissions were read."""
+    """`gradelib similarity scan --json`: the pairs in the stable shape, how many submissions were read, and the
+    gradebook whose labels they show (null: the scan's own labels, "Scan A"...)."""
     body = {
         "threshold": threshold,
         "all": every,
+        "gradebook": gradebook,
         "submissions": dict(submissions),
         "pairs": [pair_record(pair, reveal=reveal) | {"share": round(pair.match.share, 3)} for pair in pairs],
     }
     return json.dumps(body, indent=1)
 
 
-def scan_text(pairs: Sequence[SimilarPair], threshold: float, submissions: Mapping[str, int], *, every: bool) -> str:
-    """`gradelib similarity scan`: what was read, then the pairs (every pair's score with `every`)."""
+def scan_labels_text(gradebook: str | None, own: int) -> str:
+    """Whose labels a scan shows: the gradebook's, the scan's own ("Scan A"...) for what no gradebook holds."""
+    if gradebook is None:
+        return (
+            "labels: the scan's own (Scan A, Scan B, ...), not a gradebook's \"Submission #N\":"
+            " --gradebook PATH shows the labels of the gradebook that holds them"
+        )
+    if not own:
+        return f"labels: the gradebook's ({gradebook})"
+    return (
+        f"labels: the gradebook's ({gradebook}); {own} submission(s) it does not hold by the scan's own (Scan A, ...)"
+    )
+
+
+def scan_text(
+    pairs: Sequence[SimilarPair],
+    threshold: float,
+    submissions: Mapping[str, int],
+    *,
+    every: bool,
+    labels: str = "",
+) -> str:
+    """`gradelib similarity scan`: what was read and whose labels it shows, then the pairs (every pair's score with
+    `every`)."""
     read = ", ".join(f"{count} {takehome}" for takehome, count in submissions.items()) or "no submission"
+    said = f"\n{terminal_text(labels)}" if labels else ""
     if not every:
-        return f"read {read}\n" + pairs_text(pairs, threshold)
-    lines = [f"read {read}; every pair, highest share first (flagged at {threshold:.0%}):"]
+        return f"read {read}{said}\n" + pairs_text(pairs, threshold)
+    lines = [f"read {read}{said}", f"every pair, highest share first (flagged at {threshold:.0%}):"]
     for pair in pairs:
         flag = "  <-" if pair.match.share >= threshold else ""
         lines.append(

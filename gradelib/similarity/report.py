@@ -79,7 +79,7 @@ def similar_submissions(gradebook: str | Path | None, takehome: str, label: str 
     """The report's "similar submissions" section, from what the batch stored in the gradebook."""
     payload = None
     if gradebook and label and Path(gradebook).is_file():
-        with Gradebook(Path(gradebook)) as book:
+        with Gradebook(Path(gradebook), readonly=True) as book:
             row = lookup(book, takehome, str(label))
             payload = book.similar_view(takehome, row.name) if row else None
     if payload is None:

@@ -19,8 +19,10 @@ from conftest import ROOT, SAMPLES, tiny_submission
 from sample_cohort import GradedCohort
 
 from gradelib import batch, cli, takehomes
+from gradelib.batch.reportname import report_stem
 from gradelib.gradebook import Gradebook
 from gradelib.intake import ingest
+from gradelib.review import reportowner
 
 pytestmark = pytest.mark.e2e
 QUICK = {"ada-quill": "42", "bo-marsh": "41", "cy-fenn": "42", "di-lorne": "42"}  # 42 passes
@@ -158,3 +160,69 @@ def test_an_unreachable_scheduler_is_one_clear_error(tmp_path: Path, capsys: pyt
     code = cli.main(["grade", str(cohort), "--reports", str(tmp_path / "r"), "--scheduler", "tcp://127.0.0.1:9"])
     assert code == 2
     assert "cannot reach the Dask scheduler" in capsys.readouterr().err
+
+
+def _reports_agree_with(reports: Path, book_path: Path, cohort: Path) -> dict[str, str]:
+    """Every report records this gradebook and the run it shows, and that run's content is the submission the
+    gradebook numbers so (the digest the report's header shows too); label -> name."""
+    found = {}
+    with Gradebook(book_path, readonly=True) as book:
+        runs = {run.id: run for run in book.runs("tiny")}
+        rows = {row.id: row for row in book.submissions("tiny")}
+        for notebook in sorted((reports / "tiny").glob("*.ipynb")):
+            record = reportowner.report_record(notebook)
+            assert record is not None and record.gradebook == book.id, notebook
+            run = runs[record.run]
+            row = rows[run.submission_id]
+            assert report_stem(row.blind_label) == notebook.stem and record.label == row.blind_label
+            assert run.digest == row.digest == ingest.digest(cohort / row.name) == record.digest
+            assert run.id == book.latest_run("tiny", row.name).id, "the gradebook's current run"  # type: ignore[union-attr]
+            assert f"digest <code>{row.digest[:16]}</code>" in notebook.with_suffix(".html").read_text()
+            found[row.blind_label] = row.name
+        owner = reportowner.folder_owner(reports)
+        assert owner is not None and owner.gradebook == book.id
+    return found
+
+
+def test_a_mistyped_gradebook_never_renumbers_the_reports(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The typo sequence: grade into r/, add one and grade with a mistyped --gradebook (refused, nothing made),
+    grade again with the right one; every report shows the digest its gradebook numbers so."""
+    cohort = _cohort(tmp_path, ("cy-fenn", "ada-quill", "bo-marsh"))
+    reports, right = tmp_path / "r", tmp_path / "r" / "gradebook.sqlite"
+    assert cli.main(["grade", str(cohort), "--reports", str(reports)]) == 0
+    assert "new gradebook at" in capsys.readouterr().err
+    assert not (reports / ".staging").exists(), "the staged copies of the candidates' code are gone"
+    before = _reports_agree_with(reports, right, cohort)
+    tiny_submission(cohort / "di-lorne", QUICK["di-lorne"])
+    files = {p: p.read_bytes() for p in reports.rglob("*") if p.is_file() and ".gradebook-backups" not in p.parts}
+    typo = reports / "gradebok.sqlite"
+    assert cli.main(["grade", str(cohort), "--reports", str(reports), "--gradebook", str(typo)]) == 2
+    (said,) = capsys.readouterr().err.strip().splitlines()
+    assert str(typo) in said and str(right.resolve()) in said and "--move-reports" in said
+    assert not typo.exists(), "refused before any gradebook is made"
+    assert {p: p.read_bytes() for p in files} == files, "nor any report touched"
+    assert cli.main(["grade", str(cohort), "--reports", str(reports)]) == 0
+    assert "graded 1, up to date 3, errors 0" in capsys.readouterr().out
+    after = _reports_agree_with(reports, right, cohort)
+    assert after == {**before, "Submission #4": "di-lorne"}
+
+
+def test_moving_a_reports_folder_on_purpose_writes_every_report_again(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--move-reports`: the folder becomes the other gradebook's, whose numbering every report then shows; moved
+    back, nothing of the other gradebook's counts as up to date."""
+    cohort = _cohort(tmp_path, ("bo-marsh", "ada-quill"))
+    reports, first, other = tmp_path / "r", tmp_path / "r" / "gradebook.sqlite", tmp_path / "other.sqlite"
+    alone = batch.grade([cohort / "bo-marsh"], reports=tmp_path / "elsewhere", gradebook=other)
+    assert [o.status for o in alone] == ["graded"]  # the other gradebook numbers bo-marsh #1, the first ada-quill
+    assert {o.status for o in batch.grade([cohort], reports=reports)} == {"graded"}
+    first_labels = _reports_agree_with(reports, first, cohort)
+    argv = ["grade", str(cohort), "--reports", str(reports), "--gradebook", str(other), "--move-reports"]
+    assert cli.main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "moved to the gradebook" in err and "graded 2, up to date 0" in out
+    assert _reports_agree_with(reports, other, cohort) != first_labels
+    outcomes = batch.grade([cohort], reports=reports, gradebook=first, move_reports=True)
+    assert {o.status for o in outcomes} == {"graded"}, "the other gradebook's reports are not this one's"
+    assert _reports_agree_with(reports, first, cohort) == first_labels

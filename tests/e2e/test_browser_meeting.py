@@ -264,6 +264,8 @@ def test_lead_resolves_and_decides_in_the_meeting_panel_and_the_rerun_summary_sh
                     (other.name, decision, DECISION_REASON, LEAD)
                 ]
                 assert _read(packaged) == clarifications, f"unticked, nothing is written to {packaged}"
+                with Gradebook(book, readonly=True) as gradebook:
+                    assert gradebook.clarifications(TAKEHOME) == [], "unticked, no clarification is kept"
 
                 evidence.step = "Run All Cells again: the cohort table shows the resolution, Decisions the decision"
                 decided = cell_with_source(page, DECISIONS_SOURCE)

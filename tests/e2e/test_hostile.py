@@ -297,11 +297,11 @@ def test_no_file_outside_the_copies_changed(graded: Graded) -> None:
     assert not (build.SAMPLES / "PWNED").exists()
 
 
-def test_the_staged_copies_the_notebooks_read_are_untouched(graded: Graded) -> None:
-    """Each staged copy still has the digest it was staged under: no run wrote where the kit reads."""
-    staged = sorted(graded.reports.glob(".staging/*/*/submission"))
-    assert len(staged) >= 25
-    assert [p for p in staged if not ingest.digest(p).startswith(p.parent.name)] == []
+def test_no_staged_copy_of_a_candidates_code_is_left_behind(graded: Graded) -> None:
+    """The batch's staged copies (full copies of the candidates' code, signed READMEs included) are gone once it
+    has packed them; each grading read its own packed copy."""
+    assert not (graded.reports / ".staging").exists()
+    assert [p for p in graded.reports.rglob("*") if p.name == "submission" and p.is_dir()] == []
 
 
 def test_the_vandal_sees_none_of_its_targets(graded: Graded) -> None:

@@ -99,11 +99,13 @@ def test_the_summary_and_the_terminal_show_the_pair_and_only_it(
 
 
 def test_scan_from_folders_gives_the_graded_pairs_score_every_pair_and_leaves_starter_code_out(
-    graded: Path, capsys: pytest.CaptureFixture[str]
+    graded: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`gradelib similarity scan` on the same folders, with no gradebook: the copy's score is the one kept after
-    the grade; `--all` ranks every pair; the original handed out as starter code no longer makes a copy."""
+    the grade, under the scan's own labels (with the gradebook, its labels); `--all` ranks every pair; the
+    original handed out as starter code no longer makes a copy."""
     cohort = graded.parent / "cohort"
+    monkeypatch.chdir(cohort)  # no reports/gradebook.sqlite under it: the scan's own labels
     assert cli.main(["similarity", "--json", "--reveal", "--gradebook", str(graded / "gradebook.sqlite")]) == 0
     (kept,) = json.loads(capsys.readouterr().out)["pairs"]
     assert cli.main(["similarity", "scan", str(cohort), "--json", "--reveal"]) == 0
@@ -116,7 +118,7 @@ def test_scan_from_folders_gives_the_graded_pairs_score_every_pair_and_leaves_st
     assert cli.main(["similarity", "scan", str(cohort), "--all", "--json"]) == 0
     every = json.loads(capsys.readouterr().out)["pairs"]
     assert len(every) == 3 and [p["share"] for p in every] == sorted((p["share"] for p in every), reverse=True)
-    assert every[0]["share"] == pair["share"] and all(p["a"].startswith("Submission #") for p in every)
+    assert every[0]["share"] == pair["share"] and all(p["a"].startswith("Scan ") for p in every)
     assert "a_name" not in every[0], "blind unless revealed"
     starter = cohort / ORIGINAL
     assert cli.main(["similarity", "scan", str(cohort), "--json", "--all", "--template", str(starter)]) == 0
@@ -126,7 +128,16 @@ def test_scan_from_folders_gives_the_graded_pairs_score_every_pair_and_leaves_st
     assert "no such file or folder" in capsys.readouterr().err
     page = graded.parent / "scan.html"
     assert cli.main(["similarity", "scan", str(cohort), "--html", str(page)]) == 0
-    assert capsys.readouterr().out.count("Submission #") == 2, "the listing shows the flagged pair only"
+    listing = capsys.readouterr().out
+    assert listing.count(" ~ ") == 1, "the listing shows the flagged pair only"
+    assert "labels: the scan's own (Scan A, Scan B, ...)" in listing
+    assert "Submission #" not in listing.split("either side's code:", 1)[1], "no pair shown by a gradebook's label"
+    book = str(graded / "gradebook.sqlite")
+    assert cli.main(["similarity", "scan", str(cohort), "--json", "--gradebook", book]) == 0
+    labelled = json.loads(capsys.readouterr().out)
+    (same,) = labelled["pairs"]
+    labels = _labels(graded)
+    assert labelled["gradebook"] == book and {same["a"], same["b"]} == {labels[ORIGINAL], labels["zed-copycat"]}
     html = page.read_text()
     assert "payments: 3 submissions, 3 pairs" in html and "data:image/png;base64," in html
     assert html.count("<tr>") == 4, "every pair in the page's table"

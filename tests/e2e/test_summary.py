@@ -134,8 +134,9 @@ def test_a_calibration_meeting_runs_from_the_commands_and_the_summary(reports: P
     rubric.parent.mkdir()
     shutil.copyfile(default_rubric("payments").source, rubric)
     clarified = _gradelib("clarify", "payments", item["submission"], item["line"], "--rubric", str(rubric), *book)
-    assert clarified.returncode == 0 and (rubric.parent / "clarifications.toml").is_file(), clarified.stderr
-    shown = _gradelib("rubric", "payments", "--rubric", str(rubric))
+    assert clarified.returncode == 0 and "added to the gradebook's clarifications" in clarified.stdout, clarified.stderr
+    assert not (rubric.parent / "clarifications.toml").exists(), "kept in the gradebook, not beside a rubric"
+    shown = _gradelib("rubric", "payments", "--rubric", str(rubric), *book)
     assert f"clarified, {agreed}: the meeting read the note again" in shown.stdout
     for label, decision in (("1", "advance"), ("2", "hold")):
         decided = _gradelib("decide", "payments", label, decision, "--why", f"{decision} after the debrief", *book)

@@ -189,7 +189,7 @@ def test_export_all_and_import_carry_the_meeting_once(book_path: Path, tmp_path:
     assert first.added > 2 and again.added == 0 and again.skipped == first.added + first.skipped
 
 
-def test_clarification_goes_beside_the_rubric_and_into_the_panel(book_path: Path, rubric_copy: Path) -> None:
+def test_a_clarification_goes_into_the_gradebook_and_the_panel(book_path: Path, rubric_copy: Path) -> None:
     rubric = load_rubric(rubric_copy, takehome="payments")
     with Gradebook(book_path) as book:
         with pytest.raises(RecordRefused, match="no resolution on explanation"):
@@ -197,12 +197,10 @@ def test_clarification_goes_beside_the_rubric_and_into_the_panel(book_path: Path
         resolutions.resolve(book, "payments", "carol", "explanation", "acceptable", f"names it {HOSTILE}", "lead")
         done = resolutions.clarify(book, "payments", "carol", "explanation", rubric=rubric)
         again = resolutions.clarify(book, "payments", "carol", "explanation", rubric=rubric)
-    assert (
-        done.added
-        and not again.added
-        and done.path == clarifications_path(rubric) == rubric_copy.parent / ("clarifications.toml")
-    )
-    notes = load_clarifications(rubric)
+        notes = load_clarifications(rubric, book)
+        assert load_clarifications(default_rubric("payments"), book) == notes  # the team's, whichever rubric file
+    assert done.added and not again.added and done.path == book_path
+    assert not clarifications_path(rubric).exists()  # nothing written beside a rubric file
     assert [(n.value, n.example) for n in notes["explanation"]] == [("acceptable", "Submission #1")]
     assert notes["explanation"][0].note == f"names it {HOSTILE}"
     assert "clarified, acceptable: names it" in rubricview.rubric_text(rubric, notes)
@@ -211,6 +209,7 @@ def test_clarification_goes_beside_the_rubric_and_into_the_panel(book_path: Path
     assert "Clarified by a calibration meeting" in row.box.children[0].value
     assert "<script>" not in row.box.children[0].value  # escaped
     assert load_clarifications(default_rubric("payments")) == {}  # the packaged rubric is untouched
+    assert not clarifications_path(default_rubric("payments")).exists()
 
 
 def test_resolutions_and_decisions_stay_blind_until_the_viewer_has_scored(book_path: Path) -> None:
@@ -296,7 +295,9 @@ def test_cli_runs_the_meeting(
     assert code == 0 and "resolved as acceptable by lead" in out
     code, out, _ = _cli(capsys, "clarify", "payments", "1", "explanation", "--rubric", str(rubric_copy), *book)
     assert code == 0 and "added to" in out
-    code, out, _ = _cli(capsys, "rubric", "payments", "--rubric", str(rubric_copy))
+    code, out, _ = _cli(capsys, "rubric", "payments", "--rubric", str(rubric_copy), *book)
+    assert code == 0 and "clarified, acceptable: names it" in out and str(rubric_copy) in out
+    code, out, _ = _cli(capsys, "rubric", "payments", *book)  # the team's clarifications on the packaged rubric too
     assert code == 0 and "clarified, acceptable: names it" in out
     code, out, _ = _cli(capsys, "decide", "payments", "1", "advance", "--why", "clear", "--by", "lead", *book)
     assert code == 0 and "advance, decided by lead" in out

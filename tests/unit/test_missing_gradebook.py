@@ -1,6 +1,7 @@
 """Every command that reads a gradebook refuses a path where there is none: one message, exit 2, no file made.
 
-Only `grade` (and `import` of a whole-gradebook export, which brings its submissions) start a gradebook.
+Only `grade` (and `import` of a whole-gradebook export, which brings its submissions) start a gradebook, and
+each says so ("new gradebook at ...").
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ READERS = {
     "decide": ["decide", "payments", "1", "advance", "--why", "w", "--by", "lead"],
     "summary": ["summary", "--reports", "{out}/reports"],
     "similarity": ["similarity"],
+    "similarity add": ["similarity", "add", "{out}"],
+    "rubric": ["rubric", "payments"],
     "demo": ["demo"],
 }
 

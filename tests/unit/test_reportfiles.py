@@ -12,7 +12,7 @@ import pytest
 from gradelib.gradebook import Gradebook
 from gradelib.notebook import NotebookGrading, open_grading, report_from_dict, views_path
 from gradelib.result import LineResult, Report
-from gradelib.review import labhooks, reportfiles
+from gradelib.review import labhooks, reportfiles, reportowner
 from gradelib.review.panel import PANEL_OUTPUT_METADATA
 from gradelib.safetext import markdown_html
 
@@ -216,3 +216,21 @@ def test_rerun_asks_for_the_checks_and_save_is_what_writes(tmp_path: Path, monke
     grading.report()
     assert json.loads(result.read_text())["lines"][1]["tier"] == "strong"
     assert json.loads(views_path(result).read_text()) == {"attempts": {"slow": []}}
+
+
+def test_a_report_of_another_gradebook_or_run_is_left_as_it_is(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    (reports / "replay").mkdir(parents=True)
+    path = _notebook(reports / "replay" / "submission-01.ipynb")
+    book_path = reports / "gradebook.sqlite"
+    with Gradebook(book_path) as book:
+        row = book.upsert_submission("replay", "alice", "d", "o")
+        run = book.start_run(row.id, "t", "d")
+        book.finish_run(run, "graded", report=Report("replay", "alice", ()).to_dict(), notebook=str(path))
+        mine = book.id
+    for gradebook, shown_run, touched in (("another", run, False), (mine, run + 1, False), (mine, run, True)):
+        record = reportowner.ReportRecord(gradebook, shown_run, "d", "replay", "Submission #1")
+        path.write_bytes(reportowner.stamp(path.read_bytes(), record))
+        done = reportfiles.refresh_score_tables(book_path, reports)
+        assert done.notebooks == ((path,) if touched else ()) and done.stale == (() if touched else (path,))
+        assert reportowner.report_record(path) == record, "the record stays with the report"

@@ -103,6 +103,9 @@ def test_the_command_adds_an_earlier_cohorts_folders_and_lists_pairs_as_json(
     earlier = tmp_path / "earlier"
     shutil.copytree(SAMPLES / "payments" / "kemi-adeyemi", earlier / "kemi-adeyemi")
     shutil.copytree(SAMPLES / "payments" / "leo-fontaine", earlier / "leo-fontaine")
+    assert cli.main(["similarity", "add", str(earlier), "--gradebook", str(book)]) == 2  # only `grade` makes one
+    assert f"no gradebook at {book}" in capsys.readouterr().err and not book.exists()
+    Gradebook(book).close()  # as `grade` leaves it
     assert cli.main(["similarity", "add", str(earlier), "--gradebook", str(book)]) == 0
     assert "2 submission(s) added, 0 kept already" in capsys.readouterr().out
     assert cli.main(["similarity", "add", str(earlier), "--gradebook", str(book)]) == 0
