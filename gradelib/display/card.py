@@ -126,7 +126,7 @@ def verdict_card(lines: Sequence[CardLine], total: Total, *, warning: str | None
     body = (
         f'{STYLE}<div class="gl-card {CARD_CLASS}"><b>Verdicts</b>'
         " <small>(each line links to its evidence below)</small>"
-        f"{banner}<table style=\"width:100%\">{COLUMNS}"
+        f'{banner}<table style="width:100%">{COLUMNS}'
         "<tr><th>verdict</th><th>rubric line</th><th>points</th><th>why</th><th>reviewer</th></tr>"
         f'{rows}<tr><th></th><th>total</th><th colspan="3">{html_visible(total_text(total))}</th></tr></table>'
         f"{_awaiting(lines)}</div>"
