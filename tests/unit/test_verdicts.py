@@ -193,3 +193,24 @@ def test_gradelib_tables_takes_the_card_again_with_the_score_table(tmp_path: Pat
     page = path.with_suffix(".html").read_text()
     assert page.index(card.CARD_CLASS) < page.index(SCORE_TABLE_CLASS)
     assert f'id="{card.SCORES_ANCHOR}"' in page  # where "score in Reviewer scores" links
+
+
+ROOT = Path(__file__).resolve().parents[2]
+GRADING_NOTEBOOKS = (
+    ROOT / "notebooks" / "replay.ipynb",
+    ROOT / "notebooks" / "payments.ipynb",
+    ROOT / "examples" / "takehome-webhooks" / "gradelib_webhooks" / "notebook.ipynb",
+    ROOT / "gradelib" / "scaffold" / "template" / "PACKAGE" / "notebook.ipynb.tmpl",
+)
+CARD_SOURCE = "grading.verdicts(gradebook)"
+
+
+@pytest.mark.parametrize("path", GRADING_NOTEBOOKS, ids=lambda path: str(path.relative_to(ROOT)))
+def test_every_grading_notebook_opens_with_the_card_from_the_kits_one_function(path: Path) -> None:
+    cells = json.loads(path.read_text())["cells"]
+    sources = ["".join(cell["source"]).strip() for cell in cells]
+    header = next(i for i, source in enumerate(sources) if "open_grading(" in source)
+    assert sources[header].endswith("grading.header()")
+    assert [c["cell_type"] for c in cells[:header]] == ["markdown", "code"], "only the title and the parameters"
+    assert sources[header + 1] == CARD_SOURCE and cells[header + 1]["metadata"]["tags"] == [reportfiles.VERDICTS_TAG]
+    assert sources.count(CARD_SOURCE) == 1 and "grading.show_report()" not in sources  # the card is the score
