@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 from gradelib.display.render import OUTCOME_SYMBOLS, STYLE, Html, badge, line_anchor
 from gradelib.result import Report
-from gradelib.safetext import html_text, html_visible, terminal_text
+from gradelib.safetext import html_visible, terminal_text
 
 CARD_CLASS = "gl-verdicts"  # marks the card in a report, so tests and refreshes find it
 SCORES_ANCHOR = "gl-reviewer-scores"  # the id of the reviewer scores at the end of a report
-REASON_CHARS = 100  # how much of a line's message the card shows (the whole of it on hover)
+REASON_CHARS = 100  # how much of a line's message the card shows (the whole of it on the line's card)
 ELLIPSIS = "\u2026"
 NEEDS_A_REVIEWER = "needs a reviewer"
 REVIEWER_COLOUR = "#8250df"
@@ -91,12 +91,12 @@ def _reviewer_cell(line: CardLine) -> str:
 
 
 def _row(line: CardLine) -> str:
-    said = reason(line.message)
-    hover = f' title="{html_text(line.message)}"' if said != line.message else ""
+    # The whole message is one click away (the line's card); none of it goes into an attribute.
     return (
         f"<tr><td>{badge(line.outcome)}</td>"
         f'<td><a href="#{line_anchor(line.line_id)}">{html_visible(line.title)}</a></td>'
-        f"<td>{html_visible(line.points)}</td><td{hover}>{html_visible(said)}</td><td>{_reviewer_cell(line)}</td></tr>"
+        f"<td>{html_visible(line.points)}</td><td>{html_visible(reason(line.message))}</td>"
+        f"<td>{_reviewer_cell(line)}</td></tr>"
     )
 
 
