@@ -31,6 +31,7 @@ from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 VIEWS_SUFFIX = ".views.json"  # beside the JSON result: the take-home's views (`Grading.views()`)
 STORED = "stored"
+PACKAGED = "the take-home's own rubric"
 LIVE = "live"
 
 
@@ -51,6 +52,7 @@ class NotebookGrading:
         self.takehome = takehome
         self.plugin: TakeHome = takehomes.load(takehome)
         self.rubric: Rubric = load_rubric(Path(rubric), takehome=takehome) if rubric else default_rubric(takehome)
+        self._own_rubric = bool(rubric)
         self.submission = Path(submission) if submission else None
         self.result_path = Path(result_path) if result_path else None
         self.save = save
@@ -149,10 +151,12 @@ class NotebookGrading:
                 )
             else:
                 done += " Not stored (<code>save = False</code>): the batch's stored results are unchanged."
+        # the packaged rubric by name (its path is the machine's); a team's own file by its path
+        rubric = f"rubric <code>{safetext.html_visible(self.rubric.source)}</code>" if self._own_rubric else PACKAGED
         return render.Html(
             f"{render.STYLE}<div class='gl-card'><b>{safetext.html_visible(self.takehome)}</b>: "
             f"{safetext.html_visible(self.name)}"
-            f" &middot; rubric <code>{safetext.html_visible(self.rubric.source)}</code><br>{done}</div>",
+            f" &middot; {rubric}<br>{done}</div>",
             f"{self.takehome}: {self.name} ({self.mode})",
         )
 

@@ -14,7 +14,7 @@ import pytest
 from gradelib.display import card, render
 from gradelib.display.card import CardLine, Total
 from gradelib.gradebook import Gradebook
-from gradelib.notebook import NotebookGrading, open_grading, report_from_dict
+from gradelib.notebook import PACKAGED, NotebookGrading, open_grading, report_from_dict
 from gradelib.result import LineResult, Report
 from gradelib.review import reportfiles
 from gradelib.review.scoretable import SCORE_TABLE_CLASS
@@ -144,6 +144,7 @@ def test_the_header_of_a_live_grading_says_what_was_done_and_when(
         r"Graded \d{4}-\d\d-\d\d \d\d:\d\d UTC: the kit set this submission up and ran every check", header
     )
     assert "stored beside this report" in header and "Running the checks now" not in header
+    assert PACKAGED in header and "rubric.toml" not in header  # not the machine's path to the kit
     assert (tmp_path / "out.json").is_file()  # the header ran the checks: the batch's result is written
     reviewer = open_grading("payments", submission, result_path=tmp_path / "mine.json", rerun=True)
     assert "Not stored" in reviewer.header().body and not (tmp_path / "mine.json").exists()
@@ -160,6 +161,10 @@ def test_the_card_cell_reads_who_scored_from_the_gradebook_and_never_creates_one
     body = grading.verdicts(book_path).body
     assert "scored by ana" in body and "ran it twice" not in body  # who scored, never what
     assert saved_scores(book_path, "payments", ("Submission #9",)) == {}
+    own = tmp_path / "our-rubric.toml"
+    own.write_text(Path(default_rubric("payments").source).read_text())
+    header = open_grading("payments", None, result_path=result, rubric=own).header().body
+    assert f"rubric <code>{html_visible(str(own))}</code>" in header and "stored results" in header
 
 
 def _report_notebook(path: Path) -> Path:
