@@ -13,7 +13,9 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+import time
 import weakref
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +25,13 @@ from gradelib.errors import GradelibError
 from gradelib.intake import ingest
 from gradelib.result import LineResult, Report
 from gradelib.review.rubricview import tier_rows
+from gradelib.review.verdicts import report_card, saved_scores
 from gradelib.takehomes.plugin import Grading, TakeHome
 from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 VIEWS_SUFFIX = ".views.json"  # beside the JSON result: the take-home's views (`Grading.views()`)
 STORED = "stored"
+PACKAGED = "the take-home's own rubric"
 LIVE = "live"
 
 
@@ -48,6 +52,7 @@ class NotebookGrading:
         self.takehome = takehome
         self.plugin: TakeHome = takehomes.load(takehome)
         self.rubric: Rubric = load_rubric(Path(rubric), takehome=takehome) if rubric else default_rubric(takehome)
+        self._own_rubric = bool(rubric)
         self.submission = Path(submission) if submission else None
         self.result_path = Path(result_path) if result_path else None
         self.save = save
@@ -67,6 +72,8 @@ class NotebookGrading:
         self._report: Report | None = None
         self._live_views: dict[str, Any] | None = None
         self._finalizer: weakref.finalize[Any, Any] | None = None
+        self._started: float | None = None  # when the live grading began (its setup included)
+        self._graded: tuple[datetime, float] | None = None  # when the live report was done, and its seconds
 
     @property
     def mode(self) -> str:
@@ -81,6 +88,7 @@ class NotebookGrading:
         return self._grading
 
     def _open(self) -> Grading:
+        self._started = time.monotonic()
         if self.submission is None:
             raise GradelibError(f"no submission to run: set `submission` in the parameters cell ({self.takehome})")
         path = self.submission
@@ -120,21 +128,43 @@ class NotebookGrading:
         return render.line_html(result, self.title(result.id))
 
     def header(self) -> render.Html:
-        """Who is graded, with which rubric, and whether the cells show stored results or run the checks."""
+        """Who is graded, with which rubric, and what was done and when: the checks run (now, or by the batch)
+        or the batch's stored results shown. Live, it runs every check first, so it can say so in the past."""
         if self._stored is not None:
-            where = (
-                "Showing the kit's <b>stored results</b> from the batch run: no candidate code runs here. "
-                "To run the checks again, set <code>rerun = True</code> in the parameters and run all cells."
+            stored = _utc(datetime.fromtimestamp(self.result_path.stat().st_mtime, UTC)) if self.result_path else "?"
+            done = (
+                f"Showing the kit's <b>stored results</b> of the batch's grading ({stored}): no candidate code runs"
+                " here. To run the checks again, set <code>rerun = True</code> in the parameters and run all cells."
             )
         else:
+            self.report()
+            when, seconds = self._graded or (datetime.now(UTC), 0.0)
             digest = ingest.digest(self.submission)[:16] if self.submission and self.submission.exists() else "?"
-            where = f"Running the checks now, in the sandbox (digest <code>{safetext.html_visible(digest)}</code>)."
+            done = (
+                f"Graded {_utc(when)}: the kit set this submission up and ran every check in the sandbox"
+                f" (digest <code>{safetext.html_visible(digest)}</code>) in {seconds:.0f} s."
+            )
+            if self.save and self.result_path is not None:
+                done += (
+                    " The results are stored beside this report: reopened, it shows them and runs nothing"
+                    " (<code>rerun = True</code> in the parameters runs the checks again)."
+                )
+            else:
+                done += " Not stored (<code>save = False</code>): the batch's stored results are unchanged."
+        # the packaged rubric by name (its path is the machine's); a team's own file by its path
+        rubric = f"rubric <code>{safetext.html_visible(self.rubric.source)}</code>" if self._own_rubric else PACKAGED
         return render.Html(
             f"{render.STYLE}<div class='gl-card'><b>{safetext.html_visible(self.takehome)}</b>: "
             f"{safetext.html_visible(self.name)}"
-            f" &middot; rubric <code>{safetext.html_visible(self.rubric.source)}</code><br>{where}</div>",
+            f" &middot; {rubric}<br>{done}</div>",
             f"{self.takehome}: {self.name} ({self.mode})",
         )
+
+    def verdicts(self, gradebook: str | Path | None = None) -> render.Html:
+        """The card a report opens with: each line's verdict, points and reason linked to its evidence, the
+        total, and what awaits a reviewer (who has scored it, from `gradebook`; never the values)."""
+        labels = (self.name, str(self.submission) if self.submission else "")
+        return report_card(self.report(), self.rubric, saved_scores(gradebook, self.takehome, labels))
 
     def environment_section(self) -> dict[str, Any]:
         """What the submission declared and the kit installed."""
@@ -167,6 +197,8 @@ class NotebookGrading:
                 self._report = self._stored
             else:
                 self._report = self.grading.report()
+                started = self._started if self._started is not None else time.monotonic()
+                self._graded = (datetime.now(UTC), time.monotonic() - started)
                 if self.save:
                     save_report(self._report, self.result_path, self.views())
         return self._report
@@ -184,6 +216,10 @@ class NotebookGrading:
         """Remove the sandbox workspace and any unpacked archive (nothing to do for stored results)."""
         if self._finalizer is not None:
             self._finalizer()
+
+
+def _utc(moment: datetime) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _cleanup(grading: Grading, unpacked: Path | None) -> None:

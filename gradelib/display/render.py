@@ -8,6 +8,7 @@ markup or script.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -46,6 +47,8 @@ _TAKEHOME_LABELS: dict[str, str] = {}
 MAX_TABLE_ROWS = 60
 NOTE_TITLE = "NOTE.md"
 MAX_TEXT_CHARS = 20_000
+LINE_ANCHOR = "gl-line-{id}"  # the id of a line's evidence card: the verdict card (card.py) links there
+_UNSAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
 STYLE = """<style>
 .gl-card{border:1px solid #d0d7de;border-radius:6px;padding:8px 12px;margin:6px 0;font-family:sans-serif}
 .gl-badge{color:#fff;border-radius:4px;padding:1px 6px;font-weight:600;font-size:90%}
@@ -54,6 +57,7 @@ STYLE = """<style>
 .gl-card pre{background:#f6f8fa;padding:6px;overflow:auto;max-height:28em;font-size:85%;white-space:pre-wrap}
 .gl-line{display:block}.gl-add{background:#dafbe1}.gl-del{background:#ffebe9}.gl-hunk{color:#8250df}
 .gl-key{font-weight:600;margin-top:6px}
+summary.gl-key{cursor:pointer}
 </style>"""
 
 
@@ -72,6 +76,11 @@ class Html:
 
     def __str__(self) -> str:
         return self.body
+
+
+def line_anchor(line_id: str) -> str:
+    """The id of a line's evidence card (its line id, anything but letters, digits, _ and - as _)."""
+    return LINE_ANCHOR.format(id=_UNSAFE_ID.sub("_", str(line_id)))
 
 
 def _truncate(text: str) -> str:
@@ -183,7 +192,8 @@ def badge(outcome: str) -> str:
     )
 
 
-def _points(line: LineResult) -> str:
+def points_text(line: LineResult) -> str:
+    """A line's points as a reader says them: "30 / 30", "? / 20" while undecided, else its tier (or "")."""
     if line.max_points is None:
         return line.tier or ""
     shown = "?" if line.points is None else f"{line.points:g}"
@@ -192,14 +202,18 @@ def _points(line: LineResult) -> str:
 
 def line_html(line: LineResult, title: str = "") -> Html:
     """One rubric line as a card: verdict, message, then the evidence."""
-    heading = f"{badge(line.outcome)} <b>{html_visible(title or line.id)}</b> &nbsp; {html_visible(_points(line))}"
+    heading = f"{badge(line.outcome)} <b>{html_visible(title or line.id)}</b> &nbsp; {html_visible(points_text(line))}"
     tier = f" &nbsp; suggested tier: <b>{html_visible(line.tier)}</b>" if line.tier else ""
     body = evidence_html(line.evidence)
     details = f"<details open><summary>evidence</summary>{body}</details>" if body else ""
     text = terminal_text(
-        f"{OUTCOME_SYMBOLS.get(line.outcome, line.outcome)} {title or line.id} {_points(line)}: {line.message}"
+        f"{OUTCOME_SYMBOLS.get(line.outcome, line.outcome)} {title or line.id} {points_text(line)}: {line.message}"
     )
-    return Html(f'{STYLE}<div class="gl-card">{heading}{tier}<p>{html_visible(line.message)}</p>{details}</div>', text)
+    return Html(
+        f'{STYLE}<div class="gl-card" id="{line_anchor(line.id)}">{heading}{tier}'
+        f"<p>{html_visible(line.message)}</p>{details}</div>",
+        text,
+    )
 
 
 def report_html(report: Report, titles: Mapping[str, str] | None = None) -> Html:
@@ -207,7 +221,7 @@ def report_html(report: Report, titles: Mapping[str, str] | None = None) -> Html
     titles = titles or {}
     rows = "".join(
         f"<tr><td>{html_visible(titles.get(line.id, line.id))}</td><td>{badge(line.outcome)}</td>"
-        f"<td>{html_visible(_points(line))}</td><td>{html_visible(line.message)}</td></tr>"
+        f"<td>{html_visible(points_text(line))}</td><td>{html_visible(line.message)}</td></tr>"
         for line in report.lines
     )
     total = "awaiting review" if report.total is None else f"{report.total:g}"
@@ -220,6 +234,11 @@ def report_html(report: Report, titles: Mapping[str, str] | None = None) -> Html
         f"<tr><th>total</th><th></th><th>{html_visible(total + maximum)}</th><th></th></tr></table></div>",
         report_text(report),
     )
+
+
+def folded(summary: str, body: str) -> str:
+    """Long evidence folded: `summary` (plain text, escaped here) shown, `body` (HTML) opened on a click."""
+    return f'<details><summary class="gl-key">{html_visible(summary)}</summary>{body}</details>'
 
 
 def environment_html(environment: Mapping[str, Any]) -> Html:
@@ -237,10 +256,10 @@ def environment_html(environment: Mapping[str, Any]) -> Html:
         how = "from the cache" if installed.get("cache") == "hit" else f"installed in {seconds} s"
         packages = installed.get("packages") or []
         rows = [{"name": p["name"], "version": p["version"], "dev": "yes" if p.get("dev") else ""} for p in packages]
+        summary = f"installed ({installed.get('ecosystem')}, {len(packages)} packages, {how})"
+        # a long list folded (a test runner brings dozens of packages), its count in the summary
         parts.append(
-            f'<div class="gl-key">installed ({html_visible(installed.get("ecosystem"))}, '
-            f"{len(packages)} packages, {html_visible(how)})"
-            f"</div>{table_html(rows)}"
+            folded(summary, table_html(rows)) if rows else f'<div class="gl-key">{html_visible(summary)}</div>'
         )
     parts += _project_html(environment.get("project"))
     parts += _setup_html(environment)
@@ -353,7 +372,7 @@ def report_text(report: Report) -> str:
         lines.append(f"  {terminal_text(environment_text(report.environment))}")
     for line in report.lines:
         lines.append(
-            f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {_points(line):<10} {terminal_text(line.message)}"
+            f"  {OUTCOME_SYMBOLS[line.outcome]:<10} {line.id:<16} {points_text(line):<10} {terminal_text(line.message)}"
         )
     total = "awaiting review" if report.total is None else f"{report.total:g}"
     maximum = "" if report.max_total is None else f" / {report.max_total:g}"
@@ -394,6 +413,6 @@ def note_card(line: LineResult, title: str = "") -> Html:
         else ""
     )
     return Html(
-        f'{STYLE}<div class="gl-card">{heading}{tier}<p>{html_text(line.message)}</p>'
+        f'{STYLE}<div class="gl-card" id="{line_anchor(line.id)}">{heading}{tier}<p>{html_text(line.message)}</p>'
         f"{hints_block}{other_block}{note_block}</div>"
     )

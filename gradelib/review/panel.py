@@ -9,6 +9,7 @@ from typing import Any
 
 import ipywidgets as widgets
 
+from gradelib.display.card import SCORES_ANCHOR
 from gradelib.display.render import STYLE, Html, badge
 from gradelib.errors import GradebookMissing, GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import Gradebook, ScoreEntry, SubmissionRow, require, utc_now
@@ -204,7 +205,7 @@ class ScoringPanel(widgets.VBox):
             except RubricError:
                 notes = {}  # an unreadable clarifications file never stops a reviewer scoring
         header = widgets.HTML(
-            f'{STYLE}<div class="gl-card"><b>{html_visible(takehome)}: '
+            f'{STYLE}<div class="gl-card" id="{SCORES_ANCHOR}"><b>{html_visible(takehome)}: '
             f"{html_visible(clipped_text(shown, 120))}</b>, reviewer scoring."
             f' Lines marked <span style="color:{NEEDS_YOU_COLOUR}"><b>{html_visible(FOR_A_REVIEWER)}</b></span> await a'
             f" human; overriding the kit's result needs a comment. {html_visible('' if reveal else BLIND_NOTE)}</div>"
@@ -298,7 +299,7 @@ class ScoringPanel(widgets.VBox):
             resolutions, decision = meeting_records(gradebook, self._takehome, self._name)
         table = score_table(
             self._takehome, self._shown, self._review, scores, viewer=viewer, reveal=self._reveal,
-            resolutions=resolutions, decision=decision,
+            resolutions=resolutions, decision=decision, anchored=False,
         )  # fmt: skip
         self.saved_html.value = table.body
 

@@ -6,7 +6,9 @@
 - The HTML copy a hiring manager reads has no code inputs, prompts or parameter cells
   (the notebook keeps them).
 - The score table stored in each report (the cell tagged `score-table`) can be taken again
-  from the gradebook (`gradelib tables`, and `gradelib summary`), and says when it was taken.
+  from the gradebook (`gradelib tables`, and `gradelib summary`), and says when it was taken;
+  the verdict card the report opens with (the cell tagged `verdicts`: who has scored what
+  awaits a reviewer) is taken again with it.
   A batch's worker stores it with the run's own lines (`take_score_table`), so the driver,
   once its gradebook holds the run, rewrites the report only when the table shows something
   else (a score saved meanwhile).
@@ -20,14 +22,18 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gradelib.atomicfile import write_text
+
+if TYPE_CHECKING:
+    from gradelib.display.render import Html
 
 BATCH_ONLY: Mapping[str, Any] = {"save": False, "rerun": False}  # what a reviewer's session starts with
 INJECTED_TAG = "injected-parameters"  # papermill's tag on the cell it adds
 PARAMETERS_TAG = "parameters"
 SCORE_TABLE_TAG = "score-table"
+VERDICTS_TAG = "verdicts"  # the card a report opens with (review/verdicts.py), taken again with the score table
 HIDDEN_IN_HTML = frozenset({PARAMETERS_TAG, INJECTED_TAG})
 RESET_COMMENT = "  # the batch ran with {value!r}; a reviewer's session starts here"
 
@@ -158,19 +164,27 @@ class Refreshed:
     stale: tuple[Path, ...] = ()  # reports that show another gradebook's run, or an earlier one: not touched
 
 
-def set_score_table(path: Path, html: str, text: str) -> bool:
-    """Replace the outputs of the notebook's score-table cell with a static table; whether the cell was found."""
+def set_score_table(path: Path, html: str, text: str, card: Html | None = None) -> bool:
+    """Replace the outputs of the notebook's score-table cell with a static table; whether the cell was found.
+
+    `card` (an `Html`), when given, replaces the outputs of its verdict card cell, in the same write.
+    """
     nbformat = _nbformat()
 
     notebook = nbformat.read(path, as_version=4)
-    cells = [c for c in notebook.cells if c.cell_type == "code" and SCORE_TABLE_TAG in c.metadata.get("tags", [])]
-    if not cells:
+    if not _tagged(notebook, SCORE_TABLE_TAG):
         return False
-    output = nbformat.v4.new_output("display_data", data={"text/html": html, "text/plain": text})
-    for cell in cells:
-        cell.outputs = [output]
+    shown = {SCORE_TABLE_TAG: (html, text), **({VERDICTS_TAG: (card.body, card.text)} if card is not None else {})}
+    for tag, (body, plain) in shown.items():
+        output = nbformat.v4.new_output("display_data", data={"text/html": body, "text/plain": plain})
+        for cell in _tagged(notebook, tag):
+            cell.outputs = [output]
     _write(notebook, path)
     return True
+
+
+def _tagged(notebook: Any, tag: str) -> list[Any]:
+    return [c for c in notebook.cells if c.cell_type == "code" and tag in c.metadata.get("tags", [])]
 
 
 def refresh_score_tables(
@@ -228,12 +242,14 @@ def take_score_table(path: Path, gradebook: Path, takehome: str, label: str, lin
 def refresh_report(
     path: Path, book: Any, takehome: str, name: str, *, reveal: bool = False, stored: bytes | None = None
 ) -> bool:
-    """Take one report's score table from the open gradebook `book` and re-export its HTML; whether it did.
+    """Take one report's score table (and verdict card) from the open gradebook `book` and re-export its HTML;
+    whether it did.
 
     `stored` is the notebook as its worker wrote it: when its table shows what the gradebook's does
     (`take_score_table`), the report is left as it is.
     """
     from gradelib.review.scoretable import same_table, stored_table
+    from gradelib.review.verdicts import stored_card
 
     rubric = _packaged_rubric(takehome)
     if rubric is None:
@@ -241,7 +257,7 @@ def refresh_report(
     table = stored_table(book, takehome, name, rubric, reveal=reveal)
     if stored is not None and (tables := score_table_bodies(stored)) and all(same_table(t, table.body) for t in tables):
         return False
-    if not set_score_table(path, table.body, table.text):
+    if not set_score_table(path, table.body, table.text, stored_card(book, takehome, name, rubric)):
         return False
     export_html(path)
     return True

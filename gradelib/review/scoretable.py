@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gradelib import settings
+from gradelib.display.card import SCORES_ANCHOR
 from gradelib.display.render import STYLE, Html, badge
 from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
 from gradelib.gradebook.identity import shown_name
@@ -118,8 +119,12 @@ def score_table(
     taken: str | None = None,
     resolutions: Mapping[str, Resolution] | None = None,
     decision: Decision | None = None,
+    anchored: bool = True,
 ) -> Html:
-    """The table itself, from the review lines and current scores (and the meeting's records, blind)."""
+    """The table itself, from the review lines and current scores (and the meeting's records, blind).
+
+    `anchored`: it carries the id the verdict card links to (not when the live panel, which has it, shows it).
+    """
     resolutions = resolutions or {}
     reviewers = sorted({reviewer for _, reviewer in scores})
     known = {line.line_id for line in review}
@@ -168,8 +173,9 @@ def score_table(
     stamp = f"<p><small>{TAKEN.format(when=html_visible(when(taken)))}</small></p>" if taken else ""
     if taken:
         text.insert(1, f"  ({TAKEN_TEXT.format(when=when(taken))})")
+    anchor = f' id="{SCORES_ANCHOR}"' if anchored else ""
     body = (
-        f'{STYLE}<div class="gl-card {SCORE_TABLE_CLASS}"><b>{html_visible(takehome)}: '
+        f'{STYLE}<div class="gl-card {SCORE_TABLE_CLASS}"{anchor}><b>{html_visible(takehome)}: '
         f"{html_visible(clipped_text(shown, 120))}</b>,"
         f" reviewer scores{empty}<table><tr><th>line</th><th>kit suggests</th>{head}{meeting_head}</tr>"
         f"{''.join(rows)}</table>{decided}{stamp}</div>"

@@ -31,6 +31,8 @@ from conftest import ROOT, SAMPLES, processes_matching
 
 from gradelib import batch, cli
 from gradelib.cohort.summary import run_summary
+from gradelib.display.card import CARD_CLASS, SCORES_ANCHOR
+from gradelib.display.render import line_anchor
 from gradelib.gradebook import Gradebook
 from gradelib.review.panel import ENV_HEADLESS, ENV_REVIEWER, SAVE_LABEL
 from gradelib.settings import current_settings
@@ -372,6 +374,13 @@ RAN_AGAIN_JS = """([source, before]) => {
     return prompt !== before && /\\d/.test(prompt);
 }"""
 DIRTY_TAB = ".lm-DockPanel-tabBar .lm-TabBar-tab.jp-mod-dirty"
+# Run in the page: true once the element with this id is on screen (its top within the window). JupyterLab's
+# sanitizer keeps an untrusted output's id as `data-jupyter-id`, where its link handler looks first.
+IN_VIEW_JS = """(id) => {
+    const found = document.querySelector(`[data-jupyter-id="${CSS.escape(id)}"]`) ?? document.getElementById(id);
+    const box = found?.getBoundingClientRect();
+    return !!box && box.height > 0 && box.top >= -1 && box.top < window.innerHeight;
+}"""
 
 
 def _panel_outputs(notebook: Path) -> list[dict[str, Any]]:
@@ -425,6 +434,11 @@ def test_reviewer_scores_blind_without_rerunning_and_the_next_reviewer_opens_it_
                 open_notebook(page, url)
                 page.wait_for_timeout(1000)
                 assert page.locator(DIRTY_TAB).count() == 0, "the report is unchanged on open"
+                for anchor in (line_anchor(LINE), SCORES_ANCHOR):
+                    evidence.step = f"the verdict card's link to #{anchor} scrolls there in JupyterLab"
+                    page.locator(f'.{CARD_CLASS} a[href="#{anchor}"]').first.click()
+                    page.wait_for_function(IN_VIEW_JS, arg=anchor)
+                assert page.locator(DIRTY_TAB).count() == 0, "following a link changes nothing"
                 evidence.step = "Run > Run All Cells until the scoring panel is usable"
                 started = time.monotonic()
                 start_run_all(page)
@@ -514,13 +528,12 @@ def test_reviewer_scores_blind_without_rerunning_and_the_next_reviewer_opens_it_
     assert COLLEAGUE_EVIDENCE in summary_html.read_text(), "the summary is where everything is shown"
     with chromium(binary, tmp_path / "chromium-3") as browser:
         shots = [
-            _screenshot(browser, notebook.with_suffix(".html"), tmp_path / "report.png"),
+            _screenshot(browser, notebook.with_suffix(".html"), tmp_path / "report-scored.png"),
             _screenshot(browser, summary_html, tmp_path / "summary.png"),
         ]
     assert all(shot.stat().st_size > 20_000 for shot in shots)
     if current_settings().docs_screenshots:  # GRADELIB_DOCS_SCREENSHOTS: the screenshots go into docs/
-        for shot in shots:
-            shutil.copyfile(shot, DOCS / shot.name)
+        shutil.copyfile(shots[1], DOCS / shots[1].name)  # the reports' own: the first-screen test below
 
     with Gradebook(book) as gradebook:
         scores = gradebook.current_scores("payments", CANDIDATE)
@@ -529,3 +542,62 @@ def test_reviewer_scores_blind_without_rerunning_and_the_next_reviewer_opens_it_
     entry = mine[(LINE, REVIEWER)]
     assert (entry.reviewer, entry.line_id, entry.value, entry.comment) == (REVIEWER, LINE, TIER, COMMENT)
     assert entry.submission == CANDIDATE and entry.takehome == "payments"
+
+
+# -- the report a hiring manager reads: every verdict on its first screen ------------------------------------------
+
+FIRST_SCREEN = {"width": 1280, "height": 800}
+# (take-home, sample, its screenshot in docs/): a replay with failed lines; a payments client whose tests need
+# vitest (its 44 installed packages folded) and whose note awaits a reviewer
+FIRST_SCREEN_SAMPLES = (
+    ("replay", "chen-wei", "report.png"),
+    ("payments", "nadia-petrov", "report-payments.png"),
+)
+# Run in the page: each row of the verdict card as the reader sees it: its link, where its verdict is, its text.
+VERDICT_ROWS_JS = """(card) => [...document.querySelectorAll(`.${card} tr`)]
+    .filter((row) => row.querySelector('.gl-badge'))
+    .map((row) => ({
+        link: row.querySelector('a')?.getAttribute('href') ?? '',
+        bottom: row.querySelector('.gl-badge').getBoundingClientRect().bottom + window.scrollY,
+        text: row.innerText,
+    }))"""
+CARD_BOTTOM_JS = "(card) => document.querySelector(`.${card}`).getBoundingClientRect().bottom + window.scrollY"
+
+
+def test_every_verdict_is_on_the_first_screen_of_the_html_report(tmp_path: Path) -> None:
+    """As a hiring manager opens the HTML at 1280x800: the card (every line's verdict, the total, what awaits a
+    reviewer) on the first screen, each line's link landing on its evidence, long lists folded."""
+    binary = chromium_or_skip()
+    outcomes = batch.grade([SAMPLES / takehome / sample for takehome, sample, _ in FIRST_SCREEN_SAMPLES],
+                           reports=tmp_path / "reports")  # fmt: skip
+    assert [o.status for o in outcomes] == ["graded", "graded"], outcomes
+    reports = {o.takehome: Path(o.html or "") for o in outcomes}
+    shots = []
+    with chromium(binary, tmp_path / "chromium") as browser:
+        for takehome, sample, shot in FIRST_SCREEN_SAMPLES:
+            page = browser.new_page()
+            page.set_viewport_size(FIRST_SCREEN)
+            page.goto(reports[takehome].resolve().as_uri())
+            rows = page.evaluate(VERDICT_ROWS_JS, CARD_CLASS)
+            rubric = default_rubric(takehome)
+            assert [row["link"] for row in rows] == [f"#{line_anchor(line.id)}" for line in rubric.lines], sample
+            late = [row["text"] for row in rows if row["bottom"] > FIRST_SCREEN["height"]]
+            assert late == [], f"{sample}: verdicts below the first screen: {late}"
+            assert page.evaluate(CARD_BOTTOM_JS, CARD_CLASS) <= FIRST_SCREEN["height"], "the total and what awaits"
+            page.screenshot(path=str(tmp_path / shot))
+            shots.append(tmp_path / shot)
+            for line, row in zip(rubric.lines, rows, strict=True):
+                page.locator(f'.{CARD_CLASS} a[href="{row["link"]}"]').click()
+                page.wait_for_function(IN_VIEW_JS, arg=line_anchor(line.id))
+                assert line.title in page.locator(f"#{line_anchor(line.id)}").inner_text()
+            if takehome == "payments":  # the installed packages: a count, the list a click away
+                installed = page.locator("details", has=page.locator("summary", has_text="packages"))
+                assert installed.count() == 1 and not installed.evaluate("d => d.open")
+                assert not installed.locator("table").is_visible()
+                installed.locator("summary").click()
+                assert installed.locator("table").is_visible()
+            page.close()
+    assert all(shot.stat().st_size > 20_000 for shot in shots)
+    if current_settings().docs_screenshots:  # GRADELIB_DOCS_SCREENSHOTS: the README's pictures
+        for shot in shots:
+            shutil.copyfile(shot, DOCS / shot.name)

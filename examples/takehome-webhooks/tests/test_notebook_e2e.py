@@ -13,7 +13,7 @@ import nbformat
 import papermill
 import pytest
 from conftest import SAMPLES
-from gradelib.display.render import OUTCOME_SYMBOLS
+from gradelib.display.render import OUTCOME_SYMBOLS, line_anchor
 from gradelib.takehomes.rubric import default_rubric
 
 from gradelib_webhooks import PLUGIN
@@ -61,6 +61,11 @@ def test_the_notebook_runs_on_a_sample_and_shows_every_line(tmp_path: Path) -> N
         if line.id not in PLUGIN.note_lines:  # a note card shows the candidate's note, not a badge
             assert OUTCOME_SYMBOLS[outcomes[line.id]] in card, (line.id, card[:300])
     assert outcomes == {"exactly_once": "pass", "ordering": "pass", "signature": "pass", "explanation": "needs_review"}
+    # the card it opens with (the kit's shared one): every line's verdict, linked to the card above
+    verdicts = _html(next(cell for cell in cells if "verdicts" in cell.metadata.get("tags", [])))
+    for line in rubric.lines:
+        assert f'href="#{line_anchor(line.id)}"' in verdicts and f'id="{line_anchor(line.id)}"' in shown[line.id]
+    assert verdicts.count(OUTCOME_SYMBOLS["pass"]) == 3 and "Awaits a reviewer" in verdicts
     views = json.loads(result.with_name("ada-lindqvist.views.json").read_text())
     assert [scenario["scenario"] for scenario in views["deliveries"]][:1] == ["duplicates"]
     deliveries = _html(next(cell for cell in cells if "deliveries_html" in cell.source))
