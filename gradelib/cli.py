@@ -30,10 +30,35 @@ if TYPE_CHECKING:
     from gradelib.batch import GradeOutcome
     from gradelib.environment import InstallSettings
 
-EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by SIGINT
-EXIT_SCHEDULER_LOST = 3  # the Dask scheduler went away mid-batch: what was left is not graded
+# What a script can rely on: the README's table of exit codes is EXIT_CODES (tests/unit/test_cli_exits.py).
+EXIT_OK = 0
 EXIT_GRADING_ERRORS = 1  # the batch ran to its end, and at least one submission's grading ended in error
-EXIT_SIGTERM = 143
+EXIT_CANNOT_RUN = 2  # the kit could not do what was asked (argparse's own exit status for a bad command line)
+EXIT_SCHEDULER_LOST = 3  # the Dask scheduler went away mid-batch: what was left is not graded
+EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by SIGINT
+EXIT_SIGTERM = 143  # as a shell reports a command stopped by SIGTERM
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "it did what was asked: `check` ran its checks, whatever they found (a line it could not check"
+     " says so: `error`); `grade` graded every submission with every line checked, or found it up to date"),
+    (EXIT_GRADING_ERRORS, "`grade` ran to its end (every other submission graded) and a submission ended in"
+     " `error`: its grading failed, or the kit could not check one of its lines (graded now, or up to date"
+     " from such a grading); the lines before the last name each one with its report, the last line counts"
+     " them. Also `deps fetch`, `similarity add` and `similarity scan` when some of their work failed, and"
+     " `demo` when a score was refused"),
+    (EXIT_CANNOT_RUN, "the kit could not do what was asked, and said why in one line on stderr: a command line"
+     " it does not understand, an unknown `GRADELIB_*` variable or value, a gradebook that is not there, a"
+     " reports folder it cannot write, a submission `check` could not open"),
+    (EXIT_SCHEDULER_LOST, "`grade --scheduler`: the Dask scheduler went away mid-batch; nothing is recorded for"
+     " what was not graded: run the same command again"),
+    (EXIT_INTERRUPTED, "stopped by Ctrl+C (SIGINT): every report written is whole; run the same command again"),
+    (EXIT_SIGTERM, "stopped by SIGTERM: as Ctrl+C"),
+)  # fmt: skip
+
+
+def exit_codes_table() -> str:
+    """The README's table of exit codes, from EXIT_CODES."""
+    rows = "\n".join(f"| {code} | {meaning} |" for code, meaning in EXIT_CODES)
+    return f"| exit status | when |\n|---|---|\n{rows}"
 
 
 def _install_options(parser: argparse.ArgumentParser) -> None:
@@ -254,7 +279,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 class _Progress:
-    """A progress bar on stderr, with one line per finished submission above it."""
+    """A progress bar on stderr, with one line per finished submission on stdout."""
 
     def __init__(self) -> None:
         self.bar: Any = None
@@ -262,20 +287,14 @@ class _Progress:
     def __call__(self, done: int, total: int, outcome: GradeOutcome | None) -> None:
         from tqdm import tqdm
 
+        from gradelib.batch import console
+
         if self.bar is None:
             self.bar = tqdm(total=total, unit="submission", file=sys.stderr, dynamic_ncols=True)
         if outcome is None:
             return
-        if outcome.status == "up_to_date":
-            line = "up to date"
-        elif outcome.status == "error":
-            line = f"ERROR ({outcome.seconds:.0f} s): {outcome.error}"
-        else:
-            total_text = "awaiting review" if outcome.total is None else f"total {outcome.total:g}"
-            line = f"ok ({outcome.seconds:.0f} s), {total_text}: {outcome.html or outcome.notebook}"
-        self.bar.write(
-            f"{outcome.takehome or '?'}/{safetext.terminal_text(outcome.label)}: {safetext.terminal_text(line)}"
-        )
+        # tqdm writes above its bar on stdout, where the batch's last lines go
+        self.bar.write(console.outcome_line(outcome, colour=console.use_colour(sys.stdout)))
         self.bar.update(1)
 
     def close(self) -> None:
@@ -300,6 +319,7 @@ def _deps(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from gradelib import batch
+    from gradelib.batch import console
     from gradelib.batch.preflight import preflight
 
     _settings(args)
@@ -332,15 +352,10 @@ def _grade(args: argparse.Namespace) -> int:
         return EXIT_SIGTERM if how == "SIGTERM" else EXIT_INTERRUPTED
     finally:
         progress.close()
-    counts = {status: sum(o.status == status for o in outcomes) for status in ("graded", "up_to_date", "error")}
-    if outcomes and counts["up_to_date"] == len(outcomes):
-        print(f"all {len(outcomes)} submissions are up to date (use --force to grade them again)")
-    else:
-        print(
-            f"graded {counts['graded']}, up to date {counts['up_to_date']}, errors {counts['error']}; "
-            f"reports in {args.reports}/"
-        )
-    return EXIT_GRADING_ERRORS if counts["error"] else 0
+    for line in console.needs_a_look(outcomes, colour=console.use_colour(sys.stdout)):
+        print(line)
+    print(console.last_line(outcomes, args.reports))
+    return EXIT_GRADING_ERRORS if any(outcome.ended_in_error for outcome in outcomes) else EXIT_OK
 
 
 def _queue(args: argparse.Namespace) -> int:
@@ -575,7 +590,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         current_settings()
     except SettingsError as exc:
         print(f"gradelib: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_RUN
     if argv and argv[0] in _servers():
         plugin = takehomes.load(_servers()[argv[0]])
         return plugin.servers[argv[0]](argv[1:])
@@ -624,5 +639,5 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SCHEDULER_LOST
     except GradelibError as exc:
         print(f"gradelib: {exc}", file=sys.stderr)
-        return 2
-    return 2
+        return EXIT_CANNOT_RUN
+    return EXIT_CANNOT_RUN
