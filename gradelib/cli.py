@@ -13,14 +13,22 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gradelib import safetext, takehomes
+from gradelib import __version__, safetext, takehomes
 from gradelib.errors import GradebookError, GradelibError, SchedulerLost, SettingsError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, require, scorefile
 from gradelib.gradebook import exchange as gradebook_io
 from gradelib.gradebook.identity import find_submission
 from gradelib.meeting import clarifications, decisions, resolutions
 from gradelib.review import reportfiles, rubricview, worklist
-from gradelib.settings import Settings, current_settings, effective_json, effective_text
+from gradelib.settings import (
+    Settings,
+    current_settings,
+    default_text,
+    effective_json,
+    effective_text,
+    setting_for,
+)
+from gradelib.similarity.pairs import THRESHOLD
 from gradelib.takehomes import handout
 from gradelib.takehomes.rubric import load_rubric
 
@@ -31,6 +39,10 @@ if TYPE_CHECKING:
     from gradelib.environment import InstallSettings
 
 # What a script can rely on: the README's table of exit codes is EXIT_CODES (tests/unit/test_cli_exits.py).
+# `grade --jobs`: the batch's default_jobs() is JOBS_PER_CORE x the cores, said here without importing the batch
+# (a second, for every command); tests/unit/test_cli_commands.py compares the two
+JOBS_DEFAULT = "twice the CPU count"
+DEFAULT_IN_HELP = "default: "
 EXIT_OK = 0
 EXIT_GRADING_ERRORS = 1  # the batch ran to its end, and at least one submission's grading ended in error
 EXIT_CANNOT_RUN = 2  # the kit could not do what was asked (argparse's own exit status for a bad command line)
@@ -61,13 +73,20 @@ def exit_codes_table() -> str:
     return f"| exit status | when |\n|---|---|\n{rows}"
 
 
+def _setting_default(field: str) -> str:
+    """A flag's default: the variable it overrides, else that setting's own default (the settings table's)."""
+    setting = setting_for(field)
+    return f"{setting.name}, else {default_text(setting)}"
+
+
 def _install_options(parser: argparse.ArgumentParser) -> None:
     """How declared dependencies are installed (default: the reviewer's own uv / npm configuration)."""
     group = parser.add_argument_group("declared dependencies")
-    group.add_argument("--index-url", help="the Python package index to install from (default: PyPI)")
-    group.add_argument("--registry", help="the npm registry to install from (default: the npm registry)")
+    index, registry, cache = (_setting_default(field) for field in ("index_url", "npm_registry", "cache_dir"))
+    group.add_argument("--index-url", help=f"the Python package index to install from (default: {index})")
+    group.add_argument("--registry", help=f"the npm registry to install from (default: {registry})")
     group.add_argument("--offline", action="store_true", help="install only from the cache (see `deps fetch`)")
-    group.add_argument("--cache-dir", type=Path, help="where environments are cached (default: ~/.cache/gradelib)")
+    group.add_argument("--cache-dir", type=Path, help=f"where environments are cached (default: {cache})")
     group.add_argument(
         "--build-source",
         action="store_true",
@@ -104,6 +123,7 @@ def _servers() -> dict[str, str]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gradelib", description="Grade hiring take-homes by re-running them.")
+    parser.add_argument("--version", action="version", version=f"gradelib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _grading_commands(sub)
     _review_commands(sub)
@@ -113,6 +133,44 @@ def _parser() -> argparse.ArgumentParser:
     shown.add_argument("--json", action="store_true", help="print the rows as JSON")
     _install_options(shown)
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's parser, by name, in the order `gradelib --help` lists them."""
+    (sub,) = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def _help_default(text: str) -> str | None:
+    """What an option's help says its default is: the text after "default: " to the parenthesis it closes."""
+    start = text.find(DEFAULT_IN_HELP)
+    if start < 0:
+        return None
+    depth, end = 0, len(text)
+    for index in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth < 0 or (text[index] == ";" and depth == 0):
+            end = index
+            break
+    return text[start + len(DEFAULT_IN_HELP) : end].strip()
+
+
+def defaults_table() -> str:
+    """The README's table of the commands' defaults: each option whose help names its default, or whose value
+    is one, with the commands it belongs to (tests/unit/test_cli_commands.py compares the README with it)."""
+    rows: dict[tuple[str, str], list[str]] = {}
+    for name, command in _commands(_parser()).items():
+        for action in command._actions:
+            if not action.option_strings or action.help == argparse.SUPPRESS:
+                continue
+            default = _help_default(action.help or "")
+            if default is None and action.default not in (None, False, [], argparse.SUPPRESS):
+                default = str(action.default)
+            if default is not None:
+                rows.setdefault((action.option_strings[-1], default), []).append(f"`{name}`")
+    lines = ["| option | default | commands |", "|---|---|---|"]
+    lines += [f"| `{option}` | {default} | {', '.join(names)} |" for (option, default), names in sorted(rows.items())]
+    return "\n".join(lines)
 
 
 def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -127,7 +185,7 @@ def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     grade.add_argument("paths", nargs="+", type=Path, help="submissions, or folders of them")
     grade.add_argument("--takehome", choices=takehomes.names(), help="default: detected from the files")
     grade.add_argument("--reports", type=Path, default=Path("reports"), help="output folder (default: reports/)")
-    grade.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: twice the CPU count)")
+    grade.add_argument("--jobs", type=int, default=None, help=f"parallel notebooks (default: {JOBS_DEFAULT})")
     grade.add_argument(
         "--grading-timeout", type=float, default=None, metavar="SECONDS",
         help="kill a grading that runs longer (default: its take-home's runs, installs and a margin)",
@@ -146,7 +204,7 @@ def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`queue`, `export`, `import`, `tables` and `anchor`: reviewers' scores in the gradebook."""
     queue = sub.add_parser("queue", help="what a reviewer still has to score, in their own stable order")
-    queue.add_argument("--reviewer", required=True)
+    queue.add_argument("--reviewer", help="whose queue (default: GRADELIB_REVIEWER)")
     queue.add_argument("--takehome", choices=takehomes.names())
     queue.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     queue.add_argument("--reveal", action="store_true", help="show candidates' names")
@@ -170,7 +228,7 @@ def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     restore.add_argument("backup", type=Path, help="a backup from the gradebook's .gradebook-backups/ folder")
     restore.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     tables = sub.add_parser("tables", help="take every report's score table again from the gradebook")
-    tables.add_argument("--reports", type=Path, default=Path("reports"))
+    tables.add_argument("--reports", type=Path, default=Path("reports"), help="the reports folder (default: reports/)")
     tables.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
     tables.add_argument("--takehome", choices=takehomes.names())
     tables.add_argument("--reveal", action="store_true", help="show every reviewer's values and candidates' names")
@@ -192,7 +250,7 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     new.add_argument("--into", type=Path, default=Path("."), help="where its folder goes (default: here)")
     new.add_argument("--title", help="one line: what the take-home asks")
     summary = sub.add_parser("summary", help="the cohort summary: table, charts, calibration -> REPORTS/summary.html")
-    summary.add_argument("--reports", type=Path, default=Path("reports"))
+    summary.add_argument("--reports", type=Path, default=Path("reports"), help="the reports folder (default: reports/)")
     summary.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
     summary.add_argument("--takehome", choices=takehomes.names())
     summary.add_argument("--reviewer", help="only the submissions this reviewer scored")
@@ -220,7 +278,7 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     similar.add_argument("--takehome", choices=takehomes.names())
     similar.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     similar.add_argument(
-        "--threshold", type=float, help="the share of either side's code a pair must cover (default: 0.5)"
+        "--threshold", type=float, help=f"the share of either side's code a pair must cover (default: {THRESHOLD:g})"
     )
     similar.add_argument("--reveal", action="store_true", help="also candidates' names")
     similar.add_argument("--json", action="store_true", help="print the stable JSON shape")
@@ -359,10 +417,11 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _queue(args: argparse.Namespace) -> int:
+    reviewer = worklist.whose(args.reviewer)
     with Gradebook(require(args.gradebook)) as book:
-        pending = worklist.queue(book, args.reviewer, takehome=args.takehome, reveal=args.reveal)
+        pending = worklist.queue(book, reviewer, takehome=args.takehome, reveal=args.reveal)
     if not pending:
-        print(f"nothing left for {args.reviewer} to score")
+        print(f"nothing left for {safetext.terminal_text(reviewer)} to score")
     for item in pending:
         print(f"{item.takehome}/{safetext.terminal_text(item.label)}: {', '.join(item.lines)}  {item.notebook or ''}")
     return 0

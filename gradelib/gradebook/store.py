@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from gradelib.errors import CommentRequired, GradebookError, GradebookMissing, ScoreRejected
 from gradelib.gradebook import backup as copies
-from gradelib.gradebook import codeprints
+from gradelib.gradebook import codeprints, nearby
 from gradelib.gradebook.codeprints import CodeSource, StoredFile
 from gradelib.meeting import records as meeting_records
 from gradelib.meeting.records import Decision, Resolution
@@ -189,9 +189,10 @@ def utc_iso(text: str) -> str:
 
 
 def require(path: Path | str) -> Path:
-    """The path of a gradebook that is there already, else GradebookMissing: reading never creates one."""
+    """The path of a gradebook that is there already, else GradebookMissing (naming the gradebooks near it):
+    reading never creates one."""
     if not Path(path).is_file():
-        raise GradebookMissing(str(path))
+        raise GradebookMissing(str(path), nearby.suggestion(path))
     return Path(path)
 
 
