@@ -55,8 +55,9 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     (EXIT_GRADING_ERRORS, "`grade` ran to its end (every other submission graded) and a submission ended in"
      " `error`: its grading failed, or the kit could not check one of its lines (graded now, or up to date"
      " from such a grading); the lines before the last name each one with its report, the last line counts"
-     " them. Also `deps fetch`, `similarity add` and `similarity scan` when some of their work failed, and"
-     " `demo` when a score was refused"),
+     " them. Also `deps fetch`, `similarity add` and `similarity scan` when some of their work failed,"
+     " `demo` when a score was refused, `new-takehome` when it wrote the take-home but could not install it"
+     " (it prints the command that does)"),
     (EXIT_CANNOT_RUN, "the kit could not do what was asked, and said why in one line on stderr: a command line"
      " it does not understand, an unknown `GRADELIB_*` variable or value, a gradebook that is not there, a"
      " reports folder it cannot write, a submission `check` could not open"),
@@ -249,6 +250,10 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     new.add_argument("name", help="its id: lowercase letters, digits, underscores (e.g. webhooks)")
     new.add_argument("--into", type=Path, default=Path("."), help="where its folder goes (default: here)")
     new.add_argument("--title", help="one line: what the take-home asks")
+    new.add_argument(
+        "--no-install", action="store_true",
+        help="only write it; print the command that installs it into the kit's environment",
+    )  # fmt: skip
     summary = sub.add_parser("summary", help="the cohort summary: table, charts, calibration -> REPORTS/summary.html")
     summary.add_argument("--reports", type=Path, default=Path("reports"), help="the reports folder (default: reports/)")
     summary.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
@@ -613,12 +618,26 @@ def _show_settings(args: argparse.Namespace) -> int:
 
 
 def _new_takehome(args: argparse.Namespace) -> int:
-    from gradelib.scaffold.newtakehome import new_takehome
+    import shlex
+
+    from gradelib.scaffold import install
+    from gradelib.scaffold.newtakehome import SAMPLE, new_takehome
 
     folder = new_takehome(args.name, args.into, title=args.title)
-    print(f"wrote {folder}: install it (pip install -e {folder}), run its tests (python -m pytest {folder}/tests),")
-    print(f"then grade its sample: gradelib grade {folder}/submissions")
-    return 0
+    print(f"wrote {folder}")
+    done = None if args.no_install else install.install(folder)
+    if done is None:
+        print(f"install it into the kit's environment: {shlex.join(install.pip_command(folder))}")
+    elif done.ok:
+        print(f"installed it into the kit's environment ({sys.executable}): {shlex.join(done.command)}")
+    else:
+        print(f"gradelib: could not install it into the kit's environment: {done.why}", file=sys.stderr)
+        print(f"install it into the kit's environment: {shlex.join(done.instead)}")
+    kit = install.gradelib_command()
+    print(f"then check its sample: {kit} check {args.name} {shlex.quote(str(folder / 'submissions' / SAMPLE))}")
+    print(f"run its tests: {shlex.quote(sys.executable)} -m pytest {shlex.quote(str(folder / 'tests'))}")
+    print(f"grade its samples: {kit} grade {shlex.quote(str(folder / 'submissions'))}")
+    return EXIT_OK if done is None or done.ok else EXIT_GRADING_ERRORS
 
 
 _COMMANDS = {
