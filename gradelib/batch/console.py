@@ -63,7 +63,7 @@ def _name(outcome: GradeOutcome) -> str:
 
 
 def outcome_line(outcome: GradeOutcome, *, colour: bool = False) -> str:
-    """One finished submission: `replay/Submission #2: could not check 5 lines: no run.sh ... (2 s): REPORT`."""
+    """One finished submission: `TAKEHOME/Submission #2: could not check 5 lines: WHY (2 s): REPORT`."""
     text, shade = _state(outcome)
     return _painted(f"{_name(outcome)}: {terminal_text(text)}", shade if colour else None)
 
