@@ -38,11 +38,11 @@ if TYPE_CHECKING:
     from gradelib.batch import GradeOutcome
     from gradelib.environment import InstallSettings
 
-# What a script can rely on: the README's table of exit codes is EXIT_CODES (tests/unit/test_cli_exits.py).
 # `grade --jobs`: the batch's default_jobs() is JOBS_PER_CORE x the cores, said here without importing the batch
 # (a second, for every command); tests/unit/test_cli_commands.py compares the two
 JOBS_DEFAULT = "twice the CPU count"
-DEFAULT_IN_HELP = "default: "
+DEFAULT_IN_HELP = "default: "  # how an option's help states its default (the README's table of defaults reads it)
+# What a script can rely on: the README's table of exit codes is EXIT_CODES (tests/unit/test_cli_exits.py).
 EXIT_OK = 0
 EXIT_GRADING_ERRORS = 1  # the batch ran to its end, and at least one submission's grading ended in error
 EXIT_CANNOT_RUN = 2  # the kit could not do what was asked (argparse's own exit status for a bad command line)
