@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/cohort.py            # generated cohorts of 6, 20 and 100 (~20 min on 2 cores)
     .venv/bin/python benchmarks/cohort.py --quick    # 6 and 20, the cohort figures only (~4 min)
     .venv/bin/python benchmarks/cohort.py --sizes 6,40 --jobs 2 --keep /tmp/bench
+    .venv/bin/python benchmarks/cohort.py --smoke    # every stage at its smallest: does it still run? (~1 min)
 
 Prints side-by-side tables, each stage's duration, and ends with one line
 `cohorts of 6/20/100: kit/bare-parallel ratio A/B/C; kit/floor ratio D/E/F`
@@ -42,6 +43,13 @@ from gradelib import batch  # noqa: E402
 
 DEFAULT_SIZES = (6, 20, 100)  # the cohorts teams grade (6 to 20), and the big one
 QUICK_SIZES = (6, 20)
+# --smoke: one sample of each take-home (the payments one with tests, so the floor runs a suite), a cohort of two,
+# each unit measured once: every stage runs, no figure means anything
+SMOKE_SAMPLES = ("amara-okafor", "leo-fontaine")
+SMOKE_SIZES = (2,)
+SMOKE_REPEAT = 1
+# The last line scripts read (tests/e2e/test_benchmark_e2e.py checks that each benchmark's smoke run prints it).
+LAST_LINE = r"cohorts of [\d/]+: kit/bare-parallel ratio [\d./]+; kit/floor ratio [\d./]+"
 CHECK_POOL_MAX = 20  # `check` in a pool only for cohorts up to this size: it has no batch start-up to amortise
 # The overhead split is shown for one sample of each take-home: the first of these with a copy in the
 # largest cohort that was not a worker's first job (those also pay the worker's start-up).
@@ -330,6 +338,9 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
     """Every measurement, into one results document."""
     ncores, jobs, stages = cores(), args.jobs, Stages()
     samples = runner.sample_paths()
+    repeat: dict[str, int] = {"repeat": SMOKE_REPEAT} if args.smoke else {}  # each unit's default otherwise
+    if args.smoke:
+        samples = [path for path in samples if path.name in SMOKE_SAMPLES]
     log(f"{len(samples)} samples, cohorts of {'/'.join(map(str, args.sizes))}; {ncores} cores, {jobs} jobs; in {work}")
     if not args.as_is:
         with stages.stage("bytecode: what the kit's processes import, compiled once (untimed by the others)"):
@@ -412,24 +423,25 @@ def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
                 "grade_job_copies": len(chosen),
                 "grade_job_first_of_worker": name not in clean,
             }
-    overhead_samples = {
-        takehome: next((n for n in names if n in clean), names[0]) for takehome, names in OVERHEAD_SAMPLES.items()
+    overhead_samples = {  # a copy that was not a worker's first job, else any graded, else the first named
+        takehome: next((n for n in names if n in clean), next((n for n in names if n in every), names[0]))
+        for takehome, names in OVERHEAD_SAMPLES.items()
     }
 
     units: dict[str, Any] | None = None
     if not args.quick:
         with stages.stage("unit costs: sandbox, servers, notebook kernel, report export, start-up"):
             units = {
-                "sandbox": measure.sandbox_unit(SAMPLES / "replay" / overhead_samples["replay"]),
-                "servers": measure.server_unit(),
-                "kernel": measure.kernel_unit(),
+                "sandbox": measure.sandbox_unit(SAMPLES / "replay" / overhead_samples["replay"], **repeat),
+                "servers": measure.server_unit(**repeat),
+                "kernel": measure.kernel_unit(**repeat),
                 "export": {},
             }
             for takehome, name in overhead_samples.items():
                 notebook = notebooks.get(name)
                 if notebook and Path(notebook).exists():
-                    units["export"][takehome] = measure.export_unit(Path(notebook))
-                    units.setdefault("worker", measure.worker_startup_unit(Path(notebook)))
+                    units["export"][takehome] = measure.export_unit(Path(notebook), **repeat)
+                    units.setdefault("worker", measure.worker_startup_unit(Path(notebook), **repeat))
     dependencies = None
     if not args.quick and args.deps_size != 0:
         import deps  # the samples that declare packages as their own cohort: install cold and warm, graded warm
@@ -502,9 +514,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"this environment exactly as it is (default: bytecode cached, {kitpython.NO_BYTECODE} dropped)",
     )
     parser.add_argument("--keep", type=Path, help="keep the cohorts, reports and results.json in this folder")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"every stage at its smallest, to check the benchmark runs: the samples {', '.join(SMOKE_SAMPLES)},"
+        f" a cohort of {SMOKE_SIZES[0]}, each unit measured once, no dependency cohort (its figures mean nothing)",
+    )
     args = parser.parse_args(argv)
+    if args.smoke and args.quick:
+        parser.error("--smoke runs every stage at its smallest: leave out --quick")
+    if args.smoke:
+        args.deps_size = 0  # benchmarks/deps.py has a smoke run of its own
     if args.sizes is None:
-        args.sizes = QUICK_SIZES if args.quick else DEFAULT_SIZES
+        args.sizes = SMOKE_SIZES if args.smoke else QUICK_SIZES if args.quick else DEFAULT_SIZES
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     if args.extra_jobs is None or args.extra_jobs == args.jobs:

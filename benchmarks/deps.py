@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/deps.py             # one copy of each sample that declares packages
     .venv/bin/python benchmarks/deps.py --size 40 --keep /tmp/deps
+    .venv/bin/python benchmarks/deps.py --smoke      # one sample (requirements.txt): does it still run?
 
 The cohort is made of the samples that declare dependencies (requirements.txt, pyproject.toml,
 package.json with a lockfile), copied with a comment changed so each copy has its own digest. One
@@ -37,6 +38,9 @@ from gradelib.environment import InstallSettings, prepare, read_declaration  # n
 from gradelib.environment.settings import ENV_CACHE_DIR  # noqa: E402
 
 WARM_TARGET = 0.5  # seconds per submission with a warm cache
+SMOKE_SAMPLE = "ines-ferreira"  # --smoke: this sample alone (one requirements.txt), its figures meaning nothing
+# The last line scripts read (tests/e2e/test_benchmark_e2e.py checks that the smoke run prints it).
+LAST_LINE = r"dependency cohort of \d+: install cold [\d.]+ s, warm [\d.]+ s per submission; kit/floor ratio [\d.]+"
 
 
 def sdk_samples() -> list[Path]:
@@ -58,9 +62,10 @@ def install_costs(paths: Sequence[Path], settings: InstallSettings) -> list[tupl
     return costs
 
 
-def run(size: int | None, jobs: int, work: Path) -> str:
-    """Measure and return the printed report (`size` None: one copy of each sample that declares packages)."""
-    samples = sdk_samples()
+def run(size: int | None, jobs: int, work: Path, smoke: bool = False) -> str:
+    """Measure and return the printed report (`size` None: one copy of each sample that declares packages;
+    `smoke`: of SMOKE_SAMPLE alone)."""
+    samples = [path for path in sdk_samples() if path.name == SMOKE_SAMPLE or not smoke]
     if not samples:
         raise SystemExit("no sample declares dependencies")
     size = size or len(samples)
@@ -101,13 +106,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--jobs", type=int, default=batch.default_jobs(), help="parallel gradings")
     parser.add_argument("--keep", type=Path, help="keep the cohort, cache and reports in this folder")
+    parser.add_argument(
+        "--smoke", action="store_true", help=f"{SMOKE_SAMPLE} alone: does the benchmark run? (figures mean nothing)"
+    )
     args = parser.parse_args(argv)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-        print(run(args.size, args.jobs, args.keep))
+        print(run(args.size, args.jobs, args.keep, args.smoke))
     else:
         with tempfile.TemporaryDirectory(prefix="gradelib-deps-") as tmp:
-            print(run(args.size, args.jobs, Path(tmp)))
+            print(run(args.size, args.jobs, Path(tmp), args.smoke))
     return 0
 
 

@@ -1,8 +1,9 @@
 """`gradelib grade` for one cohort in a fresh driver process: wall time, per-submission times, peak RSS.
 
     python benchmarks/grade_once.py COHORT_FOLDER REPORTS_FOLDER JOBS
+    python benchmarks/grade_once.py --smoke     # one replay sample, graded in a temporary folder
 
-Prints one JSON object on stdout. A fresh process per cohort, so the driver's peak RSS
+Prints one JSON object on stdout (its last line). A fresh process per cohort, so the driver's peak RSS
 (ru_maxrss of RUSAGE_SELF) belongs to that cohort alone.
 """
 
@@ -10,13 +11,26 @@ from __future__ import annotations
 
 import json
 import resource
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SMOKE_SAMPLE = REPO / "submissions" / "replay" / "amara-okafor"  # --smoke: a cohort of this one sample
+LAST_LINE = r"\{.*\}"  # the JSON object (tests/e2e/test_benchmark_e2e.py checks that the smoke run prints it)
 
 
 def main(argv: list[str]) -> int:
     """Grade the cohort, print the figures as JSON."""
+    if argv == ["--smoke"]:
+        with tempfile.TemporaryDirectory(prefix="gradelib-grade-once-") as tmp:
+            shutil.copytree(SMOKE_SAMPLE, Path(tmp) / "cohort" / SMOKE_SAMPLE.name, symlinks=True)
+            return main([str(Path(tmp) / "cohort"), str(Path(tmp) / "reports"), "1"])
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
     cohort, reports, jobs = Path(argv[0]), Path(argv[1]), int(argv[2])
     from gradelib import batch  # imported before the baseline, as the CLI would
 

@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/meeting.py                    # gradebooks of 100 and 1,000, 3 runs each
     .venv/bin/python benchmarks/meeting.py --sizes 100 --repeat 1
     .venv/bin/python benchmarks/meeting.py --keep /tmp/meeting   # keep (and reuse) the gradebooks
+    .venv/bin/python benchmarks/meeting.py --smoke               # a gradebook of 2, once: does it still run?
 
 Each gradebook is built through the gradebook API from real line results (the stored reports in
 `tests/golden/report-*.json`), in the samples' proportions of replay and payments, and three
@@ -46,6 +47,9 @@ TAKEHOMES = ("replay", "payments")
 DEFAULT_SIZES = (100, 1000)
 DEFAULT_REPEAT = 3
 DEFAULT_SEED = 22
+SMOKE_SIZES, SMOKE_REPEAT = (2,), 1  # --smoke: every command once on a tiny gradebook (its figures mean nothing)
+# The last line scripts read (tests/e2e/test_benchmark_e2e.py checks that the smoke run prints it).
+LAST_LINE = r"meeting at [\d/]+: summary [-\d./a-z]+ s(; \w+ [-\d./a-z]+ s)*"
 REVIEWERS = ("ana", "ben", "chloe")
 LATE_REVIEWER = "dora"  # joins after the others: every human line of the cohort is in her queue
 AGREE_WITH_KIT = 0.5  # how often a reviewer takes the kit's suggestion, where it has one
@@ -382,7 +386,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help=f"the environment as it is (default: compiled bytecode cached, {kitpython.NO_BYTECODE} dropped)",
     )
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"a gradebook of {SMOKE_SIZES[0]}, every command once: does the benchmark run? (figures mean nothing)",
+    )
     args = parser.parse_args(argv)
+    if args.smoke:
+        args.sizes, args.repeat = list(SMOKE_SIZES), SMOKE_REPEAT
     if min(args.sizes) < 1 or args.repeat < 1:
         parser.error("--sizes and --repeat must be at least 1")
     if args.keep:

@@ -3,6 +3,7 @@ the same tool run bare on the host.
 
     .venv/bin/python benchmarks/setup.py
     .venv/bin/python benchmarks/setup.py --keep /tmp/setup-bench
+    .venv/bin/python benchmarks/setup.py --smoke     # one small setup (a PEP 723 script, uv): does it run?
 
 The cohort is every packaging sample that declares something (`tests/e2e/packaging/` and
 `tests/e2e/setups/`): each is set up by a real tool (npm, yarn, yarn berry, pnpm, Hatch, Poetry, PDM,
@@ -56,6 +57,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FOLDERS = (ROOT / "tests" / "e2e" / "packaging", ROOT / "tests" / "e2e" / "setups")
 COLD_TARGET = 1.20  # the kit's cold setup / the tool's own time
 WARM_TARGET = 0.5  # seconds per submission (benchmarks/deps.py)
+SMOKE_SAMPLE = "pep723-script"  # --smoke: this one setup (one small package), its figures meaning nothing
+# The last line scripts read (tests/e2e/test_benchmark_e2e.py checks that the smoke run prints it).
+LAST_LINE = r"setups of \d+: cold/bare ratio [\d.]+ \(target [\d.]+\), warm [\d.]+ s per submission"
 
 
 def set_up_by_a_tool() -> list[Path]:
@@ -127,9 +131,9 @@ def bare_seconds(path: Path, settings: InstallSettings, work: Path) -> float:
     return time.perf_counter() - started
 
 
-def run(work: Path) -> str:
-    """Measure and return the printed report."""
-    samples = set_up_by_a_tool()
+def run(work: Path, smoke: bool = False) -> str:
+    """Measure and return the printed report (`smoke`: the one sample SMOKE_SAMPLE)."""
+    samples = [path for path in set_up_by_a_tool() if path.name == SMOKE_SAMPLE or not smoke]
     if not samples:
         raise SystemExit("no sample is set up by a tool")
     tools_cache = work / "tools-cache"
@@ -179,13 +183,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Parse, measure, print."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--keep", type=Path, help="keep the copies and caches in this folder")
+    parser.add_argument(
+        "--smoke", action="store_true", help=f"{SMOKE_SAMPLE} alone: does the benchmark run? (figures mean nothing)"
+    )
     args = parser.parse_args(argv)
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-        print(run(args.keep))
+        print(run(args.keep, args.smoke))
     else:
         with tempfile.TemporaryDirectory(prefix="gradelib-setup-") as tmp:
-            print(run(Path(tmp)))
+            print(run(Path(tmp), args.smoke))
     return 0
 
 

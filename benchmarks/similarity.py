@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/similarity.py                 # planted copies, then 100, 1,000 and 1,000 vs 10,000
     .venv/bin/python benchmarks/similarity.py --quick         # planted copies, then 100 and 1,000 (no history)
     .venv/bin/python benchmarks/similarity.py --history 2000  # a smaller history
+    .venv/bin/python benchmarks/similarity.py --smoke         # two samples a take-home, 20 vs 20: does it run?
 
 Planted copies: each sample of `submissions/<takehome>/*` is copied with one kind of obfuscation at a
 time (identifiers renamed, top-level functions reordered, reformatted, JavaScript semicolons dropped,
@@ -72,6 +73,11 @@ SCALE_EDIT_RATE = 0.30
 COHORTS = (100, 1000)
 HISTORY = 10_000
 SEED = 20261202
+# --smoke: every step at its smallest (its figures mean nothing): two samples of each take-home planted, a cohort
+# of 20 against a history of 20
+SMOKE_SAMPLES, SMOKE_COHORTS, SMOKE_HISTORY = 2, (20,), 20
+# The last line scripts read (tests/e2e/test_benchmark_e2e.py checks that the smoke run prints it).
+LAST_LINE = r"similarity: recall [\d.]+ at threshold [\d.]+, \d+ false pairs among \d+ independent pairs(; .+)?"
 CODE = frozenset({"python", "javascript", "typescript", "bash"})
 JS_LIKE = frozenset({"javascript", "typescript"})
 PROSE_SUFFIXES = frozenset({".md", ".markdown", ".rst", ".txt"})
@@ -1072,12 +1078,12 @@ def own_notes(text: str, rng: random.Random) -> bytes:
     return ("\n".join(out) + "\n").encode()
 
 
-def planted(work: Path, seed: int, prose: str) -> Planted:
-    """Copies made, fingerprinted and measured, pool by pool."""
+def planted(work: Path, seed: int, prose: str, limit: int | None = None) -> Planted:
+    """Copies made, fingerprinted and measured, pool by pool (of the first `limit` samples of each take-home)."""
     result = Planted()
     for takehome in TAKEHOMES:
         base = handout_base(takehome)
-        samples = originals(takehome, base)
+        samples = originals(takehome, base)[:limit]
         log(f"{takehome}: {len(samples)} samples, copies of {len(KINDS)} kinds")
         base_entries = [entry(s.name, s.name, ORIGINAL, s.folder, base) for s in samples]
         # the look-alikes are independent of every sample and of each other: only in the originals' pool
@@ -1421,8 +1427,8 @@ def report_scale(runs: Sequence[Pairing], jobs: int) -> None:
 # --------------------------------------------------------------------------------------------------
 
 
-def last_line(scored: Sequence[Scored], runs: Sequence[Pairing], history: int) -> str:
-    """The line scripts read."""
+def last_line(scored: Sequence[Scored], runs: Sequence[Pairing], history: int, largest: int = max(COHORTS)) -> str:
+    """The line scripts read (`largest`: the largest cohort of the scale runs)."""
     plant = [s for s in scored if s.planted]
     indep = [s for s in scored if not s.planted]
     recall = sum(_flagged(s, THRESHOLD, 0) for s in plant) / len(plant)
@@ -1430,12 +1436,12 @@ def last_line(scored: Sequence[Scored], runs: Sequence[Pairing], history: int) -
     line = f"similarity: recall {recall:.2f} at threshold {THRESHOLD}, {false} false pairs among {len(indep)} "
     line += "independent pairs"
     by_label = {r.label: r for r in runs}
-    cohort = by_label.get(f"all pairs of {max(COHORTS)}")
+    cohort = by_label.get(f"all pairs of {largest}")
     if cohort:
         line += f"; all pairs of {cohort.pool} in {cohort.seconds:.1f} s"
     past = next((r for r in runs if "history" in r.label), None)
     if past:
-        line += f", {max(COHORTS)} vs {history} in {past.seconds:.1f} s"
+        line += f", {largest} vs {history} in {past.seconds:.1f} s"
     elif runs:
         line += ", no history run"
     return line
@@ -1456,6 +1462,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="a copy's README/NOTE: notes of its own, same length (default), left out, or kept as is",
     )
     parser.add_argument("--keep", type=Path, help="write the copies here (kept) instead of a temporary folder")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help=f"{SMOKE_SAMPLES} samples of each take-home planted, {SMOKE_COHORTS[0]} against a history of"
+        f" {SMOKE_HISTORY}, one worker: does the benchmark run? (figures mean nothing)",
+    )
     return parser.parse_args(argv)
 
 
@@ -1463,25 +1475,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark, print the tables and the last line."""
     args = parse_args(argv)
     history = 0 if args.quick else args.history
+    limit, cohorts, jobs = None, COHORTS, args.jobs
+    if args.smoke:
+        limit, cohorts, history, jobs = SMOKE_SAMPLES, SMOKE_COHORTS, SMOKE_HISTORY, 1
     with tempfile.TemporaryDirectory(prefix="similarity-") as temporary:
         work = args.keep or Path(temporary)
         for ours in ("planted", "scale"):  # this script's own folders, replaced
             shutil.rmtree(work / ours, ignore_errors=True)
         started = time.perf_counter()
-        result = planted(work / "planted", args.seed, args.prose)
+        result = planted(work / "planted", args.seed, args.prose, limit)
         log(f"planted copies: {time.perf_counter() - started:.1f} s")
         report_planted(result)
         runs: list[Pairing] = []
         if not args.no_scale:
-            runs = scale(work / "scale", args.seed, COHORTS, history, args.jobs)
-            report_scale(runs, args.jobs)
+            runs = scale(work / "scale", args.seed, cohorts, history, jobs)
+            report_scale(runs, jobs)
         print(margin_line(result.scored))
         threshold, recall, false, total = recommend(result.scored)
         print(
             f"\nlowest threshold with the fewest false pairs: {threshold} (recall {recall:.2f}, "
             f"{false} false of {total})"
         )
-        print(last_line(result.scored, runs, history))
+        print(last_line(result.scored, runs, history, max(cohorts)))
     return 0
 
 

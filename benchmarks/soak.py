@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/soak.py               # a cohort of 300, twice
     .venv/bin/python benchmarks/soak.py --size 30     # a quick look
+    .venv/bin/python benchmarks/soak.py --smoke       # a cohort of one, twice: does it still run?
 
 The driver (`gradelib grade`, a fresh process per pass) and every process under it are sampled
 twice a second from /proc: resident memory, open file descriptors, the number of processes. Each
@@ -34,6 +35,12 @@ sys.path.insert(0, str(HERE))
 import runner  # noqa: E402  (the generated cohort and the re-exec into the repository's venv)
 
 DEFAULT_SIZE = 300
+SMOKE_SIZE = 1  # one replay copy (the samples' proportions at that size)
+# The last line scripts read (tests/e2e/test_benchmark_e2e.py checks that the smoke run prints it).
+LAST_LINE = (
+    r"soak of \d+ x\d+: driver RSS \d+ -> \d+ MiB, workers \d+ -> \d+ MiB, fds \d+ -> \d+,"
+    r" processes \d+ -> \d+; (steady|GROWS: .+)"
+)
 SAMPLE_SECONDS = 0.5
 START = (0.15, 0.35)  # the share of a pass read as its start, after the workers' ramp-up
 END = (0.65, 0.85)  # and as its end, before its last gradings leave workers idle
@@ -199,19 +206,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=DEFAULT_SIZE)
     parser.add_argument("--jobs", type=int, default=None, help="default: the kit's own")
     parser.add_argument("--keep", type=Path, help="work in this folder and keep it")
+    parser.add_argument(
+        "--smoke", action="store_true", help=f"a cohort of {SMOKE_SIZE}: does the benchmark run? (figures mean nothing)"
+    )
     args = parser.parse_args(argv)
-    work = args.keep or Path(tempfile.mkdtemp(prefix="gradelib-soak-"))
+    if args.smoke:
+        args.size = SMOKE_SIZE
+    if args.keep:
+        return soak(args.size, args.jobs, args.keep)
+    with tempfile.TemporaryDirectory(prefix="gradelib-soak-") as tmp:
+        return soak(args.size, args.jobs, Path(tmp))
+
+
+def soak(size: int, jobs: int | None, work: Path) -> int:
+    """Generate the cohort in `work`, grade it twice, print the table and the last line."""
+    from gradelib import batch  # the repository's venv by now (runner)
+
     folder = work / "cohort"
-    runner.log(f"generating a cohort of {args.size} in {folder}")
-    runner.generate(runner.sample_paths(), args.size, folder)
-    jobs = args.jobs or 2 * runner.cores()
+    runner.log(f"generating a cohort of {size} in {folder}")
+    runner.generate(runner.sample_paths(), size, folder)
+    jobs = jobs or batch.default_jobs()
     passes = []
     for number in (1, 2):
         runner.log(f"pass {number}: gradelib grade{' --force' if number > 1 else ''} ({jobs} jobs)")
         passes.append(grade_pass(folder, work / "reports", jobs, force=number > 1))
     series = [[dataclasses.asdict(sample) for sample in grading.samples] for grading in passes]
     (work / "soak-samples.json").write_text(json.dumps(series))  # every sample, for a closer look
-    print(report(args.size, passes))
+    print(report(size, passes))
     return 0
 
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from gradelib import safetext, takehomes
+from gradelib import __version__, safetext, takehomes
 from gradelib.errors import GradebookError, GradelibError, SchedulerLost, SettingsError
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
@@ -21,7 +21,15 @@ from gradelib.gradebook.health import CODE_TABLES, READ_TABLES, open_checked
 from gradelib.gradebook.identity import find_submission
 from gradelib.meeting import clarifications, decisions, resolutions
 from gradelib.review import reportfiles, rubricview, worklist
-from gradelib.settings import Settings, current_settings, effective_json, effective_text
+from gradelib.settings import (
+    Settings,
+    current_settings,
+    default_text,
+    effective_json,
+    effective_text,
+    setting_for,
+)
+from gradelib.similarity.pairs import THRESHOLD
 from gradelib.takehomes import handout
 from gradelib.takehomes.rubric import load_rubric
 
@@ -31,19 +39,56 @@ if TYPE_CHECKING:
     from gradelib.batch import GradeOutcome
     from gradelib.environment import InstallSettings
 
-EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by SIGINT
-EXIT_SCHEDULER_LOST = 3  # the Dask scheduler went away mid-batch: what was left is not graded
+# `grade --jobs`: the batch's default_jobs() is JOBS_PER_CORE x the cores, said here without importing the batch
+# (a second, for every command); tests/unit/test_cli_commands.py compares the two
+JOBS_DEFAULT = "twice the CPU count"
+DEFAULT_IN_HELP = "default: "  # how an option's help states its default (the README's table of defaults reads it)
+# What a script can rely on: the README's table of exit codes is EXIT_CODES (tests/unit/test_cli_exits.py).
+EXIT_OK = 0
 EXIT_GRADING_ERRORS = 1  # the batch ran to its end, and at least one submission's grading ended in error
-EXIT_SIGTERM = 143
+EXIT_CANNOT_RUN = 2  # the kit could not do what was asked (argparse's own exit status for a bad command line)
+EXIT_SCHEDULER_LOST = 3  # the Dask scheduler went away mid-batch: what was left is not graded
+EXIT_INTERRUPTED = 130  # as a shell reports a command stopped by SIGINT
+EXIT_SIGTERM = 143  # as a shell reports a command stopped by SIGTERM
+EXIT_CODES: tuple[tuple[int, str], ...] = (
+    (EXIT_OK, "it did what was asked: `check` ran its checks, whatever they found (a line it could not check"
+     " says so: `error`); `grade` graded every submission with every line checked, or found it up to date"),
+    (EXIT_GRADING_ERRORS, "`grade` ran to its end (every other submission graded) and a submission ended in"
+     " `error`: its grading failed, or the kit could not check one of its lines (graded now, or up to date"
+     " from such a grading); the lines before the last name each one with its report, the last line counts"
+     " them. Also `deps fetch`, `similarity add` and `similarity scan` when some of their work failed,"
+     " `demo` when a score was refused, `new-takehome` when it wrote the take-home but could not install it"
+     " (it prints the command that does)"),
+    (EXIT_CANNOT_RUN, "the kit could not do what was asked, and said why in one line on stderr: a command line"
+     " it does not understand, an unknown `GRADELIB_*` variable or value, a gradebook that is not there, a"
+     " reports folder it cannot write, a submission `check` could not open"),
+    (EXIT_SCHEDULER_LOST, "`grade --scheduler`: the Dask scheduler went away mid-batch; nothing is recorded for"
+     " what was not graded: run the same command again"),
+    (EXIT_INTERRUPTED, "stopped by Ctrl+C (SIGINT): every report written is whole; run the same command again"),
+    (EXIT_SIGTERM, "stopped by SIGTERM: as Ctrl+C"),
+)  # fmt: skip
+
+
+def exit_codes_table() -> str:
+    """The README's table of exit codes, from EXIT_CODES."""
+    rows = "\n".join(f"| {code} | {meaning} |" for code, meaning in EXIT_CODES)
+    return f"| exit status | when |\n|---|---|\n{rows}"
+
+
+def _setting_default(field: str) -> str:
+    """A flag's default: the variable it overrides, else that setting's own default (the settings table's)."""
+    setting = setting_for(field)
+    return f"{setting.name}, else {default_text(setting)}"
 
 
 def _install_options(parser: argparse.ArgumentParser) -> None:
     """How declared dependencies are installed (default: the reviewer's own uv / npm configuration)."""
     group = parser.add_argument_group("declared dependencies")
-    group.add_argument("--index-url", help="the Python package index to install from (default: PyPI)")
-    group.add_argument("--registry", help="the npm registry to install from (default: the npm registry)")
+    index, registry, cache = (_setting_default(field) for field in ("index_url", "npm_registry", "cache_dir"))
+    group.add_argument("--index-url", help=f"the Python package index to install from (default: {index})")
+    group.add_argument("--registry", help=f"the npm registry to install from (default: {registry})")
     group.add_argument("--offline", action="store_true", help="install only from the cache (see `deps fetch`)")
-    group.add_argument("--cache-dir", type=Path, help="where environments are cached (default: ~/.cache/gradelib)")
+    group.add_argument("--cache-dir", type=Path, help=f"where environments are cached (default: {cache})")
     group.add_argument(
         "--build-source",
         action="store_true",
@@ -80,6 +125,7 @@ def _servers() -> dict[str, str]:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gradelib", description="Grade hiring take-homes by re-running them.")
+    parser.add_argument("--version", action="version", version=f"gradelib {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _grading_commands(sub)
     _review_commands(sub)
@@ -89,6 +135,44 @@ def _parser() -> argparse.ArgumentParser:
     shown.add_argument("--json", action="store_true", help="print the rows as JSON")
     _install_options(shown)
     return parser
+
+
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each subcommand's parser, by name, in the order `gradelib --help` lists them."""
+    (sub,) = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)]
+    return dict(sub.choices)
+
+
+def _help_default(text: str) -> str | None:
+    """What an option's help says its default is: the text after "default: " to the parenthesis it closes."""
+    start = text.find(DEFAULT_IN_HELP)
+    if start < 0:
+        return None
+    depth, end = 0, len(text)
+    for index in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth < 0 or (text[index] == ";" and depth == 0):
+            end = index
+            break
+    return text[start + len(DEFAULT_IN_HELP) : end].strip()
+
+
+def defaults_table() -> str:
+    """The README's table of the commands' defaults: each option whose help names its default, or whose value
+    is one, with the commands it belongs to (tests/unit/test_cli_commands.py compares the README with it)."""
+    rows: dict[tuple[str, str], list[str]] = {}
+    for name, command in _commands(_parser()).items():
+        for action in command._actions:
+            if not action.option_strings or action.help == argparse.SUPPRESS:
+                continue
+            default = _help_default(action.help or "")
+            if default is None and action.default not in (None, False, [], argparse.SUPPRESS):
+                default = str(action.default)
+            if default is not None:
+                rows.setdefault((action.option_strings[-1], default), []).append(f"`{name}`")
+    lines = ["| option | default | commands |", "|---|---|---|"]
+    lines += [f"| `{option}` | {default} | {', '.join(names)} |" for (option, default), names in sorted(rows.items())]
+    return "\n".join(lines)
 
 
 def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,7 +187,7 @@ def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     grade.add_argument("paths", nargs="+", type=Path, help="submissions, or folders of them")
     grade.add_argument("--takehome", choices=takehomes.names(), help="default: detected from the files")
     grade.add_argument("--reports", type=Path, default=Path("reports"), help="output folder (default: reports/)")
-    grade.add_argument("--jobs", type=int, default=None, help="parallel notebooks (default: twice the CPU count)")
+    grade.add_argument("--jobs", type=int, default=None, help=f"parallel notebooks (default: {JOBS_DEFAULT})")
     grade.add_argument(
         "--grading-timeout", type=float, default=None, metavar="SECONDS",
         help="kill a grading that runs longer (default: its take-home's runs, installs and a margin)",
@@ -126,7 +210,7 @@ def _grading_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """`queue`, `export`, `import`, `tables` and `anchor`: reviewers' scores in the gradebook."""
     queue = sub.add_parser("queue", help="what a reviewer still has to score, in their own stable order")
-    queue.add_argument("--reviewer", required=True)
+    queue.add_argument("--reviewer", help="whose queue (default: GRADELIB_REVIEWER)")
     queue.add_argument("--takehome", choices=takehomes.names())
     queue.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     queue.add_argument("--reveal", action="store_true", help="show candidates' names")
@@ -150,7 +234,7 @@ def _review_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
     restore.add_argument("backup", type=Path, help="a backup from the gradebook's .gradebook-backups/ folder")
     restore.add_argument("--gradebook", type=Path, default=DEFAULT_PATH)
     tables = sub.add_parser("tables", help="take every report's score table again from the gradebook")
-    tables.add_argument("--reports", type=Path, default=Path("reports"))
+    tables.add_argument("--reports", type=Path, default=Path("reports"), help="the reports folder (default: reports/)")
     tables.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
     tables.add_argument("--takehome", choices=takehomes.names())
     tables.add_argument("--reveal", action="store_true", help="show every reviewer's values and candidates' names")
@@ -171,8 +255,12 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     new.add_argument("name", help="its id: lowercase letters, digits, underscores (e.g. webhooks)")
     new.add_argument("--into", type=Path, default=Path("."), help="where its folder goes (default: here)")
     new.add_argument("--title", help="one line: what the take-home asks")
+    new.add_argument(
+        "--no-install", action="store_true",
+        help="only write it; print the command that installs it into the kit's environment",
+    )  # fmt: skip
     summary = sub.add_parser("summary", help="the cohort summary: table, charts, calibration -> REPORTS/summary.html")
-    summary.add_argument("--reports", type=Path, default=Path("reports"))
+    summary.add_argument("--reports", type=Path, default=Path("reports"), help="the reports folder (default: reports/)")
     summary.add_argument("--gradebook", type=Path, help="default: REPORTS/gradebook.sqlite")
     summary.add_argument("--takehome", choices=takehomes.names())
     summary.add_argument("--reviewer", help="only the submissions this reviewer scored")
@@ -203,7 +291,7 @@ def _team_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         help="default: reports/gradebook.sqlite (with scan: its labels, when it is there; else the scan's own)",
     )  # fmt: skip
     similar.add_argument(
-        "--threshold", type=float, help="the share of either side's code a pair must cover (default: 0.5)"
+        "--threshold", type=float, help=f"the share of either side's code a pair must cover (default: {THRESHOLD:g})"
     )
     similar.add_argument("--reveal", action="store_true", help="also candidates' names")
     similar.add_argument("--json", action="store_true", help="print the stable JSON shape")
@@ -265,7 +353,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 class _Progress:
-    """A progress bar on stderr, with one line per finished submission above it."""
+    """A progress bar on stderr, with one line per finished submission on stdout."""
 
     def __init__(self) -> None:
         self.bar: Any = None
@@ -273,20 +361,14 @@ class _Progress:
     def __call__(self, done: int, total: int, outcome: GradeOutcome | None) -> None:
         from tqdm import tqdm
 
+        from gradelib.batch import console
+
         if self.bar is None:
             self.bar = tqdm(total=total, unit="submission", file=sys.stderr, dynamic_ncols=True)
         if outcome is None:
             return
-        if outcome.status == "up_to_date":
-            line = "up to date"
-        elif outcome.status == "error":
-            line = f"ERROR ({outcome.seconds:.0f} s): {outcome.error}"
-        else:
-            total_text = "awaiting review" if outcome.total is None else f"total {outcome.total:g}"
-            line = f"ok ({outcome.seconds:.0f} s), {total_text}: {outcome.html or outcome.notebook}"
-        self.bar.write(
-            f"{outcome.takehome or '?'}/{safetext.terminal_text(outcome.label)}: {safetext.terminal_text(line)}"
-        )
+        # tqdm writes above its bar on stdout, where the batch's last lines go
+        self.bar.write(console.outcome_line(outcome, colour=console.use_colour(sys.stdout)))
         self.bar.update(1)
 
     def close(self) -> None:
@@ -311,6 +393,7 @@ def _deps(args: argparse.Namespace) -> int:
 
 def _grade(args: argparse.Namespace) -> int:
     from gradelib import batch
+    from gradelib.batch import console
     from gradelib.batch.preflight import preflight
 
     _settings(args)
@@ -344,22 +427,18 @@ def _grade(args: argparse.Namespace) -> int:
         return EXIT_SIGTERM if how == "SIGTERM" else EXIT_INTERRUPTED
     finally:
         progress.close()
-    counts = {status: sum(o.status == status for o in outcomes) for status in ("graded", "up_to_date", "error")}
-    if outcomes and counts["up_to_date"] == len(outcomes):
-        print(f"all {len(outcomes)} submissions are up to date (use --force to grade them again)")
-    else:
-        print(
-            f"graded {counts['graded']}, up to date {counts['up_to_date']}, errors {counts['error']}; "
-            f"reports in {args.reports}/"
-        )
-    return EXIT_GRADING_ERRORS if counts["error"] else 0
+    for line in console.needs_a_look(outcomes, colour=console.use_colour(sys.stdout)):
+        print(line)
+    print(console.last_line(outcomes, args.reports))
+    return EXIT_GRADING_ERRORS if any(outcome.ended_in_error for outcome in outcomes) else EXIT_OK
 
 
 def _queue(args: argparse.Namespace) -> int:
+    reviewer = worklist.whose(args.reviewer)
     with open_checked(args.gradebook) as book:
-        pending = worklist.queue(book, args.reviewer, takehome=args.takehome, reveal=args.reveal)
+        pending = worklist.queue(book, reviewer, takehome=args.takehome, reveal=args.reveal)
     if not pending:
-        print(f"nothing left for {args.reviewer} to score")
+        print(f"nothing left for {safetext.terminal_text(reviewer)} to score")
     for item in pending:
         print(f"{item.takehome}/{safetext.terminal_text(item.label)}: {', '.join(item.lines)}  {item.notebook or ''}")
     return 0
@@ -576,12 +655,26 @@ def _show_settings(args: argparse.Namespace) -> int:
 
 
 def _new_takehome(args: argparse.Namespace) -> int:
-    from gradelib.scaffold.newtakehome import new_takehome
+    import shlex
+
+    from gradelib.scaffold import install
+    from gradelib.scaffold.newtakehome import SAMPLE, new_takehome
 
     folder = new_takehome(args.name, args.into, title=args.title)
-    print(f"wrote {folder}: install it (pip install -e {folder}), run its tests (python -m pytest {folder}/tests),")
-    print(f"then grade its sample: gradelib grade {folder}/submissions")
-    return 0
+    print(f"wrote {folder}")
+    done = None if args.no_install else install.install(folder)
+    if done is None:
+        print(f"install it into the kit's environment: {shlex.join(install.pip_command(folder))}")
+    elif done.ok:
+        print(f"installed it into the kit's environment ({sys.executable}): {shlex.join(done.command)}")
+    else:
+        print(f"gradelib: could not install it into the kit's environment: {done.why}", file=sys.stderr)
+        print(f"install it into the kit's environment: {shlex.join(done.instead)}")
+    kit = install.gradelib_command()
+    print(f"then check its sample: {kit} check {args.name} {shlex.quote(str(folder / 'submissions' / SAMPLE))}")
+    print(f"run its tests: {shlex.quote(sys.executable)} -m pytest {shlex.quote(str(folder / 'tests'))}")
+    print(f"grade its samples: {kit} grade {shlex.quote(str(folder / 'submissions'))}")
+    return EXIT_OK if done is None or done.ok else EXIT_GRADING_ERRORS
 
 
 _COMMANDS = {
@@ -612,7 +705,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         current_settings()
     except SettingsError as exc:
         print(f"gradelib: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_RUN
     if argv and argv[0] in _servers():
         plugin = takehomes.load(_servers()[argv[0]])
         return plugin.servers[argv[0]](argv[1:])
@@ -661,5 +754,5 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_SCHEDULER_LOST
     except GradelibError as exc:
         print(f"gradelib: {exc}", file=sys.stderr)
-        return 2
-    return 2
+        return EXIT_CANNOT_RUN
+    return EXIT_CANNOT_RUN

@@ -140,9 +140,12 @@ class NothingToGrade(GradelibError):
 class GradebookMissing(GradelibError):
     """A command that reads a gradebook was pointed where there is none (reading never creates one)."""
 
-    def __init__(self, path: str) -> None:
-        super().__init__(f"no gradebook at {path}: grade the cohort first (gradelib grade)")
+    def __init__(self, path: str, hint: str = "") -> None:
+        # hint: how to name another gradebook, and those near the path (gradebook/nearby.py)
+        told = f"no gradebook at {path}: grade the cohort first (gradelib grade)"
+        super().__init__(f"{told}, {hint}" if hint else told)
         self.path = path
+        self.hint = hint
 
 
 class UnknownSubmission(GradelibError):
@@ -174,6 +177,15 @@ class ScoreRejected(GradelibError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class ReviewerMissing(GradelibError):
+    """A command that works for one reviewer (`queue`) was told no name: neither its flag nor GRADELIB_REVIEWER."""
+
+    def __init__(self, flag: str, variable: str) -> None:
+        super().__init__(f"say whose it is: {flag} NAME, or set {variable}")
+        self.flag = flag
+        self.variable = variable
 
 
 class RecordRefused(GradelibError):

@@ -121,7 +121,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(ENV_REVEAL, "reveal", "bool",
             "notebooks show candidates' names and every reviewer's scores (commands take `--reveal`)"),
     Setting(ENV_REVIEWER, "reviewer", "str",
-            "your name in the scoring panel, and who records with `resolve`, `clarify`, `decide`", "--by"),
+            "your name: in the scoring panel, whose `queue` (`--reviewer`), who records with `resolve`, `clarify`,"
+            " `decide`", "--by"),
     Setting(ENV_DECISIONS, "decisions", "list", "the decisions a lead can record, in the team's own words"),
     Setting(ENV_LIVE_BASE_URL, "live_base_url", "str",
             "an OpenAI-compatible model endpoint a take-home re-records one fixture against, as a spot check"),
@@ -354,12 +355,16 @@ def effective_json(settings: Settings) -> str:
     return json.dumps([asdict(row) for row in effective(settings)], indent=2)
 
 
+def default_text(setting: Setting) -> str:
+    """A setting's default as the table says it (and the help of the flag that overrides it)."""
+    return setting.default_text or shown(_defaults().get(setting.field))
+
+
 def markdown_table() -> str:
     """The README's table of settings: every row of `SETTINGS` (`tests/unit/test_settings.py` compares them)."""
-    defaults = _defaults()
     lines = ["| variable | type | default | flag | meaning |", "|---|---|---|---|---|"]
     for setting in SETTINGS:
-        default = setting.default_text or shown(defaults.get(setting.field))
+        default = default_text(setting)
         flag = f"`{setting.flag}`" if setting.flag else ""
         who = {INTERNAL: "*internal, set by the kit:* ", DEVELOPMENT: "*the kit's own tests:* "}.get(setting.role, "")
         kind = TYPE_NAMES.get(setting.kind, setting.kind)

@@ -12,7 +12,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
@@ -47,6 +47,7 @@ STOP_SECONDS = 3.0  # a worker asked to stop gets this long before it is killed
 WAKE_SECONDS = 0.5  # the driver waits for gradings in steps this long, so it always sees a stop signal soon
 INTERRUPTED = "interrupted: the batch was stopped before this submission was graded; `gradelib grade` grades it"
 Status = Literal["graded", "error", "up_to_date"]
+ERROR_OUTCOME = "error"  # a line's outcome when the kit could not check it (TAKEHOMES.md)
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,13 @@ class GradeOutcome:
     error: str | None
     seconds: float
     total: float | None = None
+    # the message of each line the kit could not check (`error`): graded now, or, up to date, when it was graded
+    unchecked: tuple[str, ...] = ()
+
+    @property
+    def ended_in_error(self) -> bool:
+        """Whether its grading failed or left a line unchecked: it needs a look, and `grade` exits 1."""
+        return self.status == "error" or bool(self.unchecked)
 
 
 @dataclass(frozen=True)
@@ -212,7 +220,23 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
         error,
         result.seconds,
         total,
+        _unchecked(
+            (str(line.get("outcome")), str(line.get("message") or "")) for line in (report or {}).get("lines", [])
+        ),
     )
+
+
+def _unchecked(lines: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    """The messages of the lines the kit could not check (outcome `error`), from (outcome, message) in report order."""
+    return tuple(message for outcome, message in lines if outcome == ERROR_OUTCOME)
+
+
+def _up_to_date(book: Gradebook, staged: staging.Staged, row: SubmissionRow, label: str) -> GradeOutcome:
+    """A submission graded before at this digest: its reports, and the lines that grading could not check."""
+    run = book.latest_run(row.takehome, row.name, graded_only=True)
+    unchecked = _unchecked((line.outcome, line.message) for line in book.lines(run.id)) if run is not None else ()
+    notebook, html = (run.notebook, run.html) if run is not None else (None, None)
+    return GradeOutcome(staged.name, label, staged.takehome, "up_to_date", notebook, html, None, 0.0, None, unchecked)
 
 
 def default_jobs() -> int:
@@ -423,10 +447,10 @@ def _plan(
             run_id = book.start_run(row.id, __version__, staged.digest)
             book.finish_run(run_id, "error", error=staged.error)
             report(GradeOutcome(staged.name, label, staged.takehome, "error", None, None, staged.error, 0.0))
-        elif not options.force and _up_to_date(
+        elif not options.force and _is_up_to_date(
             book, row, staged.digest, paths.out_dir(row.takehome) / report_stem(label)
         ):
-            report(GradeOutcome(staged.name, label, staged.takehome, "up_to_date", None, None, None, 0.0))
+            report(_up_to_date(book, staged, row, label))
         else:
             try:
                 item = _parcel(book, staged, row, label, paths, options.grading_timeout)
@@ -440,7 +464,7 @@ def _plan(
     return pending
 
 
-def _up_to_date(book: Gradebook, row: SubmissionRow, digest: str, stem: Path) -> bool:
+def _is_up_to_date(book: Gradebook, row: SubmissionRow, digest: str, stem: Path) -> bool:
     """Whether the latest run graded exactly this content cleanly and the report on disk shows that run of this
     gradebook: a report of another gradebook or another run is written again."""
     run = book.latest_run(row.takehome, row.name)

@@ -1,6 +1,6 @@
 """Demo reviewer scores: two or three fictional reviewers score every graded submission, through the panel's own path.
 
-    python -m gradelib.cohort.demo --gradebook reports/gradebook.sqlite
+    gradelib demo --gradebook reports/gradebook.sqlite
 
 Each graded submission gets two or three of the reviewers (ana is lenient, ben sticks
 close to the evidence, chloe is strict). They start from the kit's suggestion, or for a
@@ -160,8 +160,8 @@ def seed_demo_scores(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m gradelib.cohort.demo`: seed demo scores and say what was added."""
-    parser = argparse.ArgumentParser(prog="python -m gradelib.cohort.demo", description=__doc__.splitlines()[0])
+    """`gradelib demo`: seed demo scores and say what was added."""
+    parser = argparse.ArgumentParser(prog="gradelib demo", description=__doc__.splitlines()[0])
     parser.add_argument("--gradebook", type=Path, default=DEFAULT_PATH, help=f"default: {DEFAULT_PATH}")
     parser.add_argument("--reviewers", default=",".join(DEMO_REVIEWERS), help="comma-separated demo reviewer names")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from gradelib.errors import CommentRequired, GradebookError, GradebookMissing, ScoreRejected
 from gradelib.gradebook import backup as copies
-from gradelib.gradebook import clarified, codeprints
+from gradelib.gradebook import clarified, codeprints, nearby
 from gradelib.gradebook.clarified import Clarification
 from gradelib.gradebook.codeprints import CodeSource, StoredFile
 from gradelib.meeting import records as meeting_records
@@ -196,9 +196,10 @@ def utc_iso(text: str) -> str:
 
 
 def require(path: Path | str) -> Path:
-    """The path of a gradebook that is there already, else GradebookMissing: reading never creates one."""
+    """The path of a gradebook that is there already, else GradebookMissing (naming the gradebooks near it):
+    reading never creates one."""
     if not Path(path).is_file():
-        raise GradebookMissing(str(path))
+        raise GradebookMissing(str(path), nearby.suggestion(path))
     return Path(path)
 
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from gradelib.errors import ReviewerMissing
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook.identity import label_for
 from gradelib.review.scoring import review_lines
+from gradelib.settings import ENV_REVIEWER, current_settings
 from gradelib.takehomes.rubric import Rubric, default_rubric
+
+REVIEWER_FLAG = "--reviewer"
 
 
 @dataclass(frozen=True)
@@ -20,6 +24,15 @@ class Pending:
     lines: tuple[str, ...]
     notebook: str | None
     anchor: bool = False  # a calibration anchor: everyone scores it, first
+
+
+def whose(reviewer: str | None) -> str:
+    """Whose queue: `reviewer`, else GRADELIB_REVIEWER (as the panel and the meeting's commands read it);
+    ReviewerMissing when neither names one."""
+    name = (reviewer or current_settings().reviewer).strip()
+    if not name:
+        raise ReviewerMissing(REVIEWER_FLAG, ENV_REVIEWER)
+    return name
 
 
 def _order_key(reviewer: str, takehome: str, name: str) -> str:

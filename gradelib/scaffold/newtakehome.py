@@ -21,6 +21,7 @@ TEMPLATE = Path(__file__).resolve().parent / "template"
 SUFFIX = ".tmpl"
 NAME = re.compile(r"[a-z][a-z0-9_]{0,39}\Z")
 EXECUTABLE = ("greet.sh",)  # the template sample's program
+SAMPLE = "sample-one"  # the template's one sample submission, under submissions/
 
 
 class NewTakehomeRefused(GradelibError):

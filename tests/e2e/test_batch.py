@@ -66,6 +66,32 @@ def test_blind_reports_then_everything_up_to_date(tmp_path: Path, capsys: pytest
     assert forced == {"ada-quill": "graded", "bo-marsh": "graded"}
 
 
+def test_a_submission_whose_lines_the_kit_could_not_check_ends_the_batch_in_error_and_is_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An `error` line is no "ok": the submission is printed as such, listed at the end with its report,
+    counted in the last line, and `grade` exits 1, now and on every later run while it stands."""
+    cohort = _cohort(tmp_path, ("ada-quill",))
+    (cohort / "ed-unread" / "answer.txt").mkdir(parents=True)  # `cat` cannot print a folder: the line is `error`
+    reports = tmp_path / "reports"
+    argv = ["grade", str(cohort), "--reports", str(reports), "--jobs", "2"]
+    assert cli.main(argv) == cli.EXIT_GRADING_ERRORS == 1
+    first = capsys.readouterr()
+    *_, heading, listed, last = first.out.strip().splitlines()
+    counted = "errors 1 (1 of them with lines the kit could not check)"
+    assert last == f"graded 1, up to date 0, {counted}; reports in {reports}/"
+    assert heading == "needs a look: 1 submission"
+    assert listed.startswith("  tiny/Submission #2: could not check 1 line: cat answer.txt: exit 1")
+    assert listed.endswith(str(reports / "tiny" / "submission-02.html"))
+    progress = [line for line in first.out.splitlines() if line.startswith("tiny/Submission #2:")]
+    assert progress and progress[0].startswith("tiny/Submission #2: could not check 1 line: cat answer.txt")
+    assert "\033[" not in first.out + first.err  # not a terminal: no colour
+    assert cli.main(argv) == 1  # up to date, and still not checked: the same answer
+    again = capsys.readouterr().out.strip().splitlines()
+    assert again[-1] == f"graded 0, up to date 1, {counted}; reports in {reports}/"
+    assert again[-2] == listed
+
+
 def test_reveal_names_reports_after_candidates(tmp_path: Path) -> None:
     cohort = _cohort(tmp_path, ("ada-quill",))
     outcomes = batch.grade([cohort], reports=tmp_path / "reports", reveal=True)

@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import filecmp
 import importlib
+import re
 import sys
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from benchmark_files import SMOKE, imported, last_line_pattern, scripts
 from conftest import ROOT
 
 from gradelib import takehomes
@@ -109,3 +111,25 @@ def test_a_copys_floor_is_its_samples_and_the_floor_sums_every_copy() -> None:
         "servers": 1.25,
         "server_instances": 5,
     }
+
+
+def test_every_benchmark_file_is_run_by_the_smoke_test_or_imported_by_a_script_that_is() -> None:
+    """A benchmark cannot be added without being run: every script is (the e2e test lists them), with `--smoke`
+    and the pattern of its last line; every other file is a module one of them imports."""
+    every = sorted(BENCHMARKS.glob("*.py"))
+    runnable = scripts()
+    assert {path.name for path in runnable} >= {"cohort.py", "deps.py", "meeting.py", "similarity.py", "soak.py"}
+    reached = {path.stem for path in runnable}
+    while True:  # what the scripts import, and what that imports
+        more = set().union(*(imported(BENCHMARKS / f"{name}.py") for name in reached)) - reached
+        if not more:
+            break
+        reached |= more
+    unrun = [path.name for path in every if path.stem not in reached]
+    assert unrun == [], f"neither a script (no __main__ block) nor imported by one, so no smoke run covers: {unrun}"
+    for script in runnable:
+        text = script.read_text(encoding="utf-8")
+        assert f'"{SMOKE}"' in text, f"benchmarks/{script.name} has no {SMOKE} mode"
+        pattern = last_line_pattern(script)
+        assert pattern is not None, f"benchmarks/{script.name} has no LAST_LINE (the pattern of its last line)"
+        re.compile(pattern)

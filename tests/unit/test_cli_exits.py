@@ -1,4 +1,4 @@
-"""What `gradelib grade` exits with when the kit's own cluster fails it: one line, a status of its own."""
+"""What the `gradelib` commands exit with: the table a script relies on (in the README too), and a lost cluster."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from gradelib import batch, cli
 from gradelib.errors import SchedulerLost
+from gradelib.settings import current_settings
 
 
 def test_a_lost_scheduler_is_one_line_and_exit_3(
@@ -27,3 +28,29 @@ def test_a_lost_scheduler_is_one_line_and_exit_3(
         " it grades only what is left"
     ]
     assert "Traceback" not in said.err
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+EXIT_START, EXIT_END = "<!-- exit-codes -->", "<!-- /exit-codes -->"
+
+
+def test_every_exit_code_the_cli_names_is_in_its_table_once() -> None:
+    named = {name: value for name, value in vars(cli).items() if name.startswith("EXIT_") and isinstance(value, int)}
+    codes = [code for code, _ in cli.EXIT_CODES]
+    assert sorted(codes) == sorted(set(named.values())) == [0, 1, 2, 3, 130, 143]
+    assert len(codes) == len(set(codes)) and all(meaning.strip() for _, meaning in cli.EXIT_CODES)
+
+
+def test_the_readmes_table_of_exit_codes_is_the_clis() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert text.count(EXIT_START) == 1 and text.count(EXIT_END) == 1, f"README.md needs {EXIT_START} ... {EXIT_END}"
+    before, rest = text.split(EXIT_START)
+    table, after = rest.split(EXIT_END)
+    wanted = f"\n{cli.exit_codes_table()}\n"
+    if table != wanted and current_settings().update_golden:
+        README.write_text(before + EXIT_START + wanted + EXIT_END + after, encoding="utf-8")
+        return
+    assert table == wanted, (
+        "README.md's table of exit codes differs from gradelib/cli.py's EXIT_CODES: regenerate it with"
+        " GRADELIB_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_cli_exits.py -k readme"
+    )

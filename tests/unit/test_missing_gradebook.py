@@ -7,6 +7,7 @@ each says so ("new gradebook at ...").
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from test_cohort import book_path
 from gradelib import cli
 from gradelib.errors import GradebookMissing
 from gradelib.gradebook import Gradebook, require
+from gradelib.gradebook.nearby import nearby_gradebooks, suggestion
 
 __all__ = ["book_path"]  # the fixture, shared with test_cohort
 TYPO = "typo/gradebook.sqlite"  # in a folder that is not there either: nothing may make it
@@ -84,3 +86,52 @@ def test_a_whole_gradebook_export_may_start_a_new_gradebook(
     assert "imported" in capsys.readouterr().out
     with Gradebook(require(fresh)) as book:
         assert len(book.submissions()) == len(json.loads(whole.read_text(encoding="utf-8"))["submissions"])
+
+
+def _tree_state(root: Path) -> list[tuple[str, int, int]]:
+    return sorted((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in root.rglob("*"))
+
+
+def test_a_missing_default_gradebook_names_the_real_gradebooks_near_it_and_the_flag(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Graded into another folder, then `queue` from here: the error names that gradebook and `--gradebook`;
+    never a file that only looks like one, nor a backup; nothing is written."""
+    monkeypatch.chdir(tmp_path)
+    Gradebook(tmp_path / "cohort-a" / "reports" / "gradebook.sqlite").close()
+    Gradebook(tmp_path / "r2" / "book.sqlite").close()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "gradebook.sqlite").write_text("not a database")  # the name alone is no gradebook
+    other = sqlite3.connect(tmp_path / "notes" / "todo.sqlite")
+    other.execute("CREATE TABLE todo (item TEXT)")
+    other.commit()
+    other.close()
+    Gradebook(tmp_path / "r2" / ".gradebook-backups" / "gradebook-old.sqlite").close()
+    before = _tree_state(tmp_path)
+    assert cli.main(["queue", "--reviewer", "ana"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "gradelib: no gradebook at reports/gradebook.sqlite: grade the cohort first (gradelib grade), or name the"
+        " one it was graded into with --gradebook PATH; gradebooks near it: "
+        + ", ".join(sorted(["cohort-a/reports/gradebook.sqlite", "r2/book.sqlite"], key=_newest_first))
+    )
+    assert _tree_state(tmp_path) == before, "looking for gradebooks wrote nothing"
+
+
+def _newest_first(path: str) -> float:
+    return -Path(path).stat().st_mtime
+
+
+def test_a_mistyped_gradebook_names_the_one_beside_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Gradebook(tmp_path / "r" / "gradebook.sqlite").close()
+    assert cli.main(["anchor", "list", "--gradebook", str(tmp_path / "r" / "gradebok.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert f"gradebooks near it: {tmp_path / 'r' / 'gradebook.sqlite'}" in err and "--gradebook PATH" in err
+
+
+def test_nothing_near_is_named_when_there_is_none(tmp_path: Path) -> None:
+    assert nearby_gradebooks(tmp_path / "reports" / "gradebook.sqlite") == []
+    assert suggestion(tmp_path / "reports" / "gradebook.sqlite") == (
+        "or name the one it was graded into with --gradebook PATH"
+    )
+    assert nearby_gradebooks("/no-such-folder/gradebook.sqlite") == [], "the file system's root is not near"

@@ -418,7 +418,7 @@ def _print_counts(counts: GatewayCounts) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the gateway until Ctrl-C or SIGTERM; log requests to stderr, print counts on exit."""
-    parser = argparse.ArgumentParser(prog="python -m gradelib.takehomes.payments.gateway", description=__doc__)
+    parser = argparse.ArgumentParser(prog="gradelib gateway", description=__doc__)
     parser.add_argument("--scenario", default=DEFAULT_SCENARIO, help="a scenario name from the scenarios file")
     parser.add_argument("--host", default=DEFAULT_HOST)
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")

@@ -447,7 +447,7 @@ def _print_call(call: StubCall) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the stub until Ctrl-C or SIGTERM; print each call to stderr, a JSON summary on exit."""
-    parser = argparse.ArgumentParser(prog="python -m gradelib.takehomes.replay.modelstub", description=__doc__)
+    parser = argparse.ArgumentParser(prog="gradelib stub", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8080, help="0 picks a free port")
     parser.add_argument("--mode", choices=STUB_MODES, default="healthy")
