@@ -16,7 +16,7 @@ from typing import Any
 ENVS = "envs"
 LOCKS = "locks"
 MANIFEST = "gradelib-environment.json"
-FORMAT = 2  # bump when the layout of a cached environment changes
+FORMAT = 3  # bump when the layout of a cached environment changes (3: what a setup kept, a project's requires)
 KEY_CHARS = 24
 
 

@@ -12,6 +12,7 @@ that must itself be installed to run is described for `pyinstall.py` (`project.p
 from __future__ import annotations
 
 import configparser
+import dataclasses
 import json
 import os
 import re
@@ -249,7 +250,8 @@ def _requirements_txt(reader: Reader, file: str, text: str, constraints: list[st
             continue
         declared = pep508(reader, file, number, requirement_text)
         if declared is not None:
-            found.append(declared)
+            hashes = tuple(o.split("=", 1)[1].strip() for o in options if o.startswith("--hash=") and "=" in o)
+            found.append(dataclasses.replace(declared, hashes=hashes) if hashes else declared)
     return found
 
 

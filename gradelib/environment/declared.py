@@ -33,6 +33,7 @@ class Declared:
     line: int | None
     name: str
     spec: str  # the requirement as the installer gets it: `openai>=1.40`, or the npm range
+    hashes: tuple[str, ...] = ()  # `sha256:...` a requirements file pins it with (pip-compile --generate-hashes)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""

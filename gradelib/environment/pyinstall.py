@@ -48,6 +48,8 @@ def key_parts(declaration: PythonDeclaration, settings: InstallSettings) -> dict
     }
     if settings.build_source:  # absent otherwise: the keys of wheels-only environments stay as they were
         parts["build_source"] = True
+    if hashed(declaration):  # so are the keys of environments without hashes
+        parts["hashes"] = sorted(h for r in declaration.requirements for h in r.hashes)
     if declaration.project is not None:  # the project's own code is in it: one environment per digest
         project = declaration.project
         parts["project"] = {"digest": project.digest, "editable": project.editable, "required": project.required}
@@ -69,7 +71,7 @@ def commands(declaration: PythonDeclaration, settings: InstallSettings, venv: Pa
     if declaration.requirements:
         found.append([
             "uv", "pip", "install", "-r", str(inputs / REQUIREMENTS), "-c", str(inputs / CONSTRAINTS), *common,
-            *([] if settings.build_source else ["--no-build"]),
+            *([] if settings.build_source else ["--no-build"]), *(["--require-hashes"] if hashed(declaration) else []),
         ])  # fmt: skip
     if declaration.project is not None:  # an editable one runs from each run's copy (`projectfiles.py`)
         found.append(["uv", "pip", "install", "--no-deps", *common, "."])
@@ -147,9 +149,16 @@ def build(
     return Manifest(key, "python", packages, float(done["seconds"]), record, setup)
 
 
+def hashed(declaration: PythonDeclaration) -> bool:
+    """Every requirement pinned with its hashes (`pip-compile --generate-hashes`): installed with them checked.
+    pip's and uv's hash mode takes nothing unhashed in the same install, so a mix installs without it."""
+    return bool(declaration.requirements) and all(r.hashes for r in declaration.requirements) and not declaration.pins
+
+
 def _why(declaration: PythonDeclaration) -> str:
     files = sorted({r.file for r in declaration.requirements if r.file})
     declared = f"{', '.join(files)} declare{'s' if len(files) == 1 else ''} its packages" if files else ""
+    declared += ", pinned with their hashes (checked)" if hashed(declaration) else ""
     project = "the project must be installed" if declaration.project is not None else ""
     return "; ".join(part for part in (declared, project) if part) or "nothing declared"
 
@@ -171,7 +180,11 @@ def _inputs(folder: Path, declaration: PythonDeclaration) -> Path:
     """The requirements and constraints files, where the setup reads them (read-only)."""
     inputs = folder / INPUTS
     inputs.mkdir(mode=0o755)
-    (inputs / REQUIREMENTS).write_text("".join(f"{r.spec}\n" for r in declaration.requirements))
+    pinned = hashed(declaration)
+    lines = [
+        f"{r.spec}{''.join(f' --hash={h}' for h in r.hashes) if pinned else ''}\n" for r in declaration.requirements
+    ]
+    (inputs / REQUIREMENTS).write_text("".join(lines))
     (inputs / CONSTRAINTS).write_text("".join(f"{pin}\n" for pin in declaration.pins))
     for name in (REQUIREMENTS, CONSTRAINTS):
         os.chmod(inputs / name, 0o644)

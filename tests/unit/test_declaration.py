@@ -232,3 +232,20 @@ def test_included_requirement_and_constraint_files_inside_the_submission(tmp_pat
     assert any("a cycle" in note for note in declaration.notes)
     assert "openai==1.51.0" in declaration.python.pins
     assert any("--require-hashes ignored" in note for note in declaration.notes)
+
+
+def test_requirements_pinned_with_hashes_are_installed_with_them_checked(tmp_path: Path) -> None:
+    """pip-compile --generate-hashes: every line pinned with its hashes, which the kit's uv then checks."""
+    from gradelib.environment.pyinstall import commands, hashed
+    from gradelib.environment.settings import InstallSettings
+
+    hashed_text = "idna==3.10 \\\n    --hash=sha256:aa --hash=sha256:bb\nsix==1.17.0 --hash=sha256:cc\n"
+    write_tree(tmp_path, {"requirements.txt": hashed_text})
+    python = read_declaration(tmp_path).python
+    assert python is not None and hashed(python)
+    assert [r.hashes for r in python.requirements] == [("sha256:aa", "sha256:bb"), ("sha256:cc",)]
+    argv = commands(python, InstallSettings(cache_dir=tmp_path / "cache"), tmp_path / "venv", tmp_path / "in")[1]
+    assert "--require-hashes" in argv
+    write_tree(tmp_path, {"requirements.txt": hashed_text + "httpx\n"})  # one unhashed line: no hash mode at all
+    mixed = read_declaration(tmp_path).python
+    assert mixed is not None and not hashed(mixed)
