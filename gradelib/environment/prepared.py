@@ -335,7 +335,8 @@ def python_shims(settings: InstallSettings) -> Path:
 
 
 def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
-    """Read what the submission declares and install it (or take it from the cache). Never raises."""
+    """Read what the submission declares and set it up (or take it from the cache): the tools its files name,
+    then its own setup step; checked whole. Never raises."""
     settings = settings or InstallSettings.from_env()
     try:
         registry = npm.registry(settings)
@@ -343,57 +344,20 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
         registry = settings.registry or ""
     declaration = read_declaration(root, registry=registry)
     errors: list[str] = []
-    python = node = None
-    python_version = node_version = None
-    tool_env: dict[str, str] = {}
-    node_tool_env: dict[str, str] = {}
-    if declaration.python is not None:
-        py = declaration.python
-        try:
-            python_version = uvtool.interpreter_version(settings.python)
-            if py.setup is not None:
-                python = _obtain(
-                    "python", _setup_key(py.setup, python_version, settings), settings,
-                    lambda folder, key: _set_up(py.setup, root, folder, key, settings),  # type: ignore[arg-type]
-                )  # fmt: skip
-                # the tool as it set the environment up (the version the project asked for, when had)
-                root_of_tool = python.tool or tools.provision(py.setup.tool, settings, py.setup.version).root
-                tool_env = py.setup.env(settings, root_of_tool, run=True)
-            else:
-                python = _obtain(
-                    "python", pyinstall.key_parts(py, settings), settings,
-                    lambda folder, key: pyinstall.build(folder, py, settings, key, Path(root)),
-                )  # fmt: skip
-        except (InstallError, OSError) as exc:
-            errors.append(_offline(exc, py.requirements) if settings.offline else str(exc))
-    if declaration.node is not None:
-        nd = declaration.node
-        try:
-            node_version = npm.node_version() or None
-            node = _obtain(
-                "node", nodeinstall.key_parts(nd, settings, Path(root)), settings,
-                lambda folder, key: nodeinstall.build(folder, nd, settings, key, Path(root)),
-            )  # fmt: skip
-            cache_at = (node.setup or {}).get("cache_at")
-            node_tool_env = nodeinstall.setup_of(nd).env(registry, run=True, cache_at=cache_at)
-        except (InstallError, OSError) as exc:
-            errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
+    python, python_version, tool_env = _python_env(Path(root), declaration, settings, errors)
+    node, node_version, node_tool_env = _node_env(Path(root), declaration, settings, registry, errors)
     if python is not None and not python.stable:
         # `uv run` in a project the kit installed runs in that environment as it is (it is read-only)
         tool_env = {"UV_NO_SYNC": "1", "UV_PROJECT_ENVIRONMENT": str(python.run_venv)}
-    shims = python_shims(settings)
-    uv = _kit_uv(settings)
-    tool_env = UV_RUN_ENV | node_tool_env | tool_env
     reader = Reader(Path(root))
     table_steps, table_env = ownsetup.table_steps(reader, registry)
     steps = [*table_steps, *ownsetup.steps(reader)]
-    tool_env |= table_env
     named, named_why = _named(reader, (python, node), steps, settings)
     taken = _inventory(Path(root), declaration, python, node)
     errors += _not_whole(taken, python)
     made = Environment(
-        declaration, python, node, tuple(errors), python_version, node_version, shims, uv, tool_env, taken, named,
-        named_why,
+        declaration, python, node, tuple(errors), python_version, node_version, python_shims(settings),
+        _kit_uv(settings), UV_RUN_ENV | node_tool_env | tool_env | table_env, taken, named, named_why,
     )  # fmt: skip
     if not steps or errors:
         return made
@@ -405,6 +369,58 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     except (InstallError, OSError) as exc:
         return dataclasses.replace(made, errors=(*made.errors, str(exc)))
     return dataclasses.replace(made, own=own)
+
+
+def _python_env(
+    root: Path, declaration: Declaration, settings: InstallSettings, errors: list[str]
+) -> tuple[Installed | None, str | None, dict[str, str]]:
+    """The Python environment (a tool of the table's, or the kit's uv), its interpreter version, and what the
+    tool reads in every run; a failure is added to `errors`."""
+    py = declaration.python
+    if py is None:
+        return None, None, {}
+    python_version = None
+    try:
+        python_version = uvtool.interpreter_version(settings.python)
+        if py.setup is None:
+            python = _obtain(
+                "python", pyinstall.key_parts(py, settings), settings,
+                lambda folder, key: pyinstall.build(folder, py, settings, key, root),
+            )  # fmt: skip
+            return python, python_version, {}
+        setup = py.setup
+        python = _obtain(
+            "python", _setup_key(setup, python_version, settings), settings,
+            lambda folder, key: _set_up(setup, root, folder, key, settings),
+        )  # fmt: skip
+        # the tool as it set the environment up (the version the project asked for, when had)
+        root_of_tool = python.tool or tools.provision(setup.tool, settings, setup.version).root
+        return python, python_version, setup.env(settings, root_of_tool, run=True)
+    except (InstallError, OSError) as exc:
+        errors.append(_offline(exc, py.requirements) if settings.offline else str(exc))
+        return None, python_version, {}
+
+
+def _node_env(
+    root: Path, declaration: Declaration, settings: InstallSettings, registry: str, errors: list[str]
+) -> tuple[Installed | None, str | None, dict[str, str]]:
+    """The Node environment (the table's tool for it), Node's version, and what the tool reads in every run; a
+    failure is added to `errors`."""
+    nd = declaration.node
+    if nd is None:
+        return None, None, {}
+    node_version = None
+    try:
+        node_version = npm.node_version() or None
+        node = _obtain(
+            "node", nodeinstall.key_parts(nd, settings, root), settings,
+            lambda folder, key: nodeinstall.build(folder, nd, settings, key, root),
+        )  # fmt: skip
+        cache_at = (node.setup or {}).get("cache_at")
+        return node, node_version, nodeinstall.setup_of(nd).env(registry, run=True, cache_at=cache_at)
+    except (InstallError, OSError) as exc:
+        errors.append(_offline(exc, [*nd.dependencies, *nd.dev_dependencies]) if settings.offline else str(exc))
+        return None, node_version, {}
 
 
 def _named(

@@ -168,10 +168,22 @@ def test_a_project_whose_build_fails_is_an_error_naming_its_backend(
 def test_a_command_missing_on_the_grading_machine_is_an_error_not_a_fail(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    run_sh = RUN_SH.format(command="bun run triage.ts")
-    document = _check("replay", _replay_like(tmp_path / "bun-user", {"run.sh": run_sh}), capsys)
+    """A tool the kit's table lacks (conda cannot be had from the registries here), named by run.sh."""
+    run_sh = RUN_SH.format(command="conda run python -B triage.py")
+    document = _check("replay", _replay_like(tmp_path / "conda-user", {"run.sh": run_sh}), capsys)
     assert {line["outcome"] for line in document["lines"]} == {"error"}
-    assert all("`bun` is not on the grading machine" in line["message"] for line in document["lines"])
+    assert all("`conda` is not on the grading machine" in line["message"] for line in document["lines"])
+
+
+def test_a_tool_of_the_table_that_run_sh_names_is_on_the_runs_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """bun, provisioned from the npm registry because run.sh runs it, with nothing else naming it."""
+    run_sh = RUN_SH.replace("exec {command}", "bun --version >&2\nexec python3 -B triage.py")
+    document = _check("replay", _replay_like(tmp_path / "bun-named", {"run.sh": run_sh}), capsys)
+    assert {line["outcome"] for line in document["lines"]} == {"pass"}
+    [tool] = document["environment"]["tools"]
+    assert (tool["tool"], tool["why"]) == ("bun", "run.sh runs `bun`")
 
 
 def test_a_declared_package_the_program_cannot_import_is_an_error(

@@ -297,3 +297,15 @@ def test_bun_tests_are_read_from_their_pass_and_fail_lines() -> None:
         ("chargeWithRetry > retries a 503 with the same key", "pass"),
         ("chargeWithRetry > one key per call", "fail"),
     ]
+
+
+def test_a_script_that_runs_other_scripts_is_read_through() -> None:
+    """`run-s test:*` (npm-run-all), `npm run unit`: the runner is in a script the test script calls; arguments
+    after `npm test --` reach the caller, so only NODE_OPTIONS' report (node:test) still does."""
+    scripts = {"test:syntax": "node --check checkout.mjs", "test:unit": "node --test test/", "unit": "vitest run"}
+    through = testrunners.detect("run-s test:syntax test:unit", scripts)
+    assert (through.runner, through.last) == ("node:test", False)
+    assert testrunners.machine_report(through, "r.tap").env  # NODE_OPTIONS carries the report
+    assert testrunners.detect("npm run unit", scripts).runner == "vitest"
+    assert testrunners.detect("run-s test:*", scripts).runner == "node:test"
+    assert testrunners.detect("npm run unit").runner is None, "without the package's scripts nothing is read through"

@@ -60,6 +60,16 @@ WITH_STUB = (
 RunTests = Callable[[Sequence[str], Path, Mapping[str, str], bool], RunResult]
 
 
+def package_scripts(root: Path) -> dict[str, str]:
+    """package.json's scripts, by name (the ones that are text)."""
+    try:
+        package = json.loads(safefs.read_file(root, PACKAGE_JSON, MAX_PACKAGE_BYTES) or b"null")
+    except (ValueError, UnsafeFile):
+        return {}
+    scripts = package.get("scripts") if isinstance(package, dict) else None
+    return {str(k): v for k, v in scripts.items() if isinstance(v, str)} if isinstance(scripts, dict) else {}
+
+
 def test_script(root: Path) -> str | None:
     """The package.json `test` script, unless it is missing, empty or npm's placeholder."""
     try:
@@ -288,7 +298,11 @@ def run_suites(
     if found is None:
         return SuiteRuns(None, ())
     kind, command = found[0], command or found[1]
-    call = testrunners.detect(test_script(submission) or "") if kind == "npm" else testrunners.node_test()
+    call = (
+        testrunners.detect(test_script(submission) or "", package_scripts(submission))
+        if kind == "npm"
+        else testrunners.node_test()
+    )
     runner = call.runner
     runner_version = (versions or {}).get(runner) if runner else None
     runs: dict[str, VariantRun] = {}

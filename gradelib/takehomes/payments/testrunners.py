@@ -10,6 +10,7 @@ read from its output, as is `bun test`'s `(pass)` / `(fail)` lines.
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import shlex
 from collections.abc import Mapping
@@ -27,6 +28,8 @@ MANAGER_EXEC = {("pnpm", "exec"), ("pnpm", "dlx"), ("yarn", "exec"), ("yarn", "r
 BIN_PATH = re.compile(r"(?:^|/)node_modules/(?:\.bin/(?P<bin>[\w.-]+)|(?P<package>[\w.-]+)/bin/[\w.-]+)$")
 NODE_TEST_REPORTER = re.compile(r"--test-reporter(?:=|\s|$)")
 NODE_TEST_DESTINATION = re.compile(r"--test-reporter-destination(?:=|\s|$)")
+RUN_ALL = frozenset({"run-s", "run-p", "npm-run-all"})  # npm-run-all: other scripts, by name or pattern
+MAX_SCRIPT_DEPTH = 4
 TAP_COVERAGE_FLAG = "--allow-incomplete-coverage"  # tap 18+: exit 1 for coverage under 100 % is not a test result
 OLD_TAP_COVERAGE_FLAG = "--no-check-coverage"
 
@@ -51,15 +54,54 @@ class MachineReport:
     file: bool  # written to the report file (else read from the run's output)
 
 
-def detect(script: str) -> RunnerCall:
-    """The runner a package.json `test` script calls (the last command's; None when it is none the kit knows)."""
-    segments = [s for s in SCRIPT_GLUE.split(script) if s.strip()]
+def detect(script: str, scripts: Mapping[str, str] | None = None) -> RunnerCall:
+    """The runner a package.json `test` script calls (the last command's; None when it is none the kit knows).
+
+    A command that runs other scripts of the package (`npm run test:unit`, `run-s lint test:*`,
+    `npm-run-all`) is read through, in `scripts`; arguments after `npm test --` then reach the caller,
+    not the runner (node:test's report, through NODE_OPTIONS, still does)."""
+    segments = _through(script, scripts or {}, MAX_SCRIPT_DEPTH)
     for index in range(len(segments) - 1, -1, -1):
-        runner = _segment_runner(segments[index])
+        text, nested = segments[index]
+        runner = _segment_runner(text)
         if runner is not None:
-            last = index == len(segments) - 1
-            return RunnerCall(runner, last, *_node_test_flags(segments[index]) if runner == "node:test" else (0, 0))
+            last = index == len(segments) - 1 and not nested
+            return RunnerCall(runner, last, *_node_test_flags(text) if runner == "node:test" else (0, 0))
     return RunnerCall(None, last=False)
+
+
+def _through(script: str, scripts: Mapping[str, str], depth: int) -> list[tuple[str, bool]]:
+    """The script's commands, each command that runs other scripts of the package replaced by theirs:
+    (command, read through another script)."""
+    found: list[tuple[str, bool]] = []
+    for segment in (s for s in SCRIPT_GLUE.split(script) if s.strip()):
+        called = _called_scripts(segment, scripts) if depth > 0 else []
+        if not called:
+            found.append((segment, False))
+            continue
+        for name in called:
+            found += [(text, True) for text, _nested in _through(scripts[name], scripts, depth - 1)]
+    return found
+
+
+def _called_scripts(segment: str, scripts: Mapping[str, str]) -> list[str]:
+    """The package's scripts one command runs: `npm run x`, `pnpm x`, `yarn run x`, `bun run x`, `run-s a b:*`."""
+    try:
+        words = shlex.split(segment)
+    except ValueError:
+        words = segment.split()
+    while words and ENV_ASSIGNMENT.match(words[0]):
+        words = words[1:]
+    if words[:1] and words[0] in RUN_ALL:
+        patterns = [w for w in words[1:] if not w.startswith("-")]
+        return [name for pattern in patterns for name in sorted(scripts) if fnmatch.fnmatchcase(name, pattern)]
+    if words[:2] in (["npm", "run"], ["pnpm", "run"], ["yarn", "run"], ["bun", "run"], ["npm", "run-script"]):
+        words = words[2:]
+    elif words[:1] in (["pnpm"], ["yarn"]) and len(words) > 1 and words[1] in scripts:
+        words = words[1:]
+    else:
+        return []
+    return [words[0]] if words and words[0] in scripts else []
 
 
 def node_test() -> RunnerCall:
