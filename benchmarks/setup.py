@@ -118,10 +118,7 @@ def _tool_commands(path: Path, settings: InstallSettings, scratch: Path) -> tupl
     env = dict(os.environ)
     if declaration.python and not declaration.python.setup:  # requirements and [project]: the kit's uv
         python = declaration.python
-        inputs = scratch / "inputs"
-        inputs.mkdir()
-        (inputs / pyinstall.REQUIREMENTS).write_text("".join(f"{r.spec}\n" for r in python.requirements))
-        (inputs / pyinstall.CONSTRAINTS).write_text("".join(f"{pin}\n" for pin in python.pins))
+        inputs = pyinstall.write_inputs(scratch, python)  # as the kit writes them (hashes too)
         provisioned = tools.provision("uv", settings)
         env |= {"UV_CACHE_DIR": str(scratch / "uv-cache"), "UV_NO_CONFIG": "1", "UV_PYTHON_DOWNLOADS": "never"}
         # the step that installs the project's own dependencies names them from what the build made: left out
@@ -133,6 +130,8 @@ def _tool_commands(path: Path, settings: InstallSettings, scratch: Path) -> tupl
         theirs = setup.env(settings, provisioned.root)
         env |= {k: v.replace(STABLE_ENV, str(scratch / "env")) for k, v in theirs.items()}
         commands = [[word.replace(STABLE_ENV, str(scratch / "env")) for word in a] for a in setup.commands(settings)]
+        for other in setup.row.also:  # other tools its commands use (flit's: uv), as the kit puts them on PATH
+            env["PATH"] = f"{tools.provision(other, settings).bin_dir}:{env['PATH']}"
     else:
         node = nodeinstall.setup_of(declaration.node)  # type: ignore[arg-type]
         node, provisioned, _ = provision_node(node, settings)

@@ -113,7 +113,7 @@ def build(
     if project is not None:
         buildsystem.check(project.system, "the project's [build-system]")
     uv = tools.provision("uv", settings)
-    inputs = _inputs(folder, declaration)
+    inputs = write_inputs(folder, declaration)
     venv = folder / VENV
 
     def collect(_: Path, out: Path | None) -> None:
@@ -176,8 +176,8 @@ def _hint(reason: str, declaration: PythonDeclaration, settings: InstallSettings
     return reason + wheels_only(reason, build=settings.build_source)
 
 
-def _inputs(folder: Path, declaration: PythonDeclaration) -> Path:
-    """The requirements and constraints files, where the setup reads them (read-only)."""
+def write_inputs(folder: Path, declaration: PythonDeclaration) -> Path:
+    """The requirements and constraints files (`folder/.inputs`), where the setup reads them (read-only)."""
     inputs = folder / INPUTS
     inputs.mkdir(mode=0o755)
     pinned = hashed(declaration)

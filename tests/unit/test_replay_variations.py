@@ -27,8 +27,9 @@ def test_a_submission_the_kit_installed_gets_every_variation() -> None:
 def test_what_a_tools_environment_pins_is_said_not_varied(tool: str, clock: bool) -> None:
     assert libfaketime(), "./dev setup installs libfaketime"
     second = variations(_set_up_by(tool))[1]
-    assert "working path NOT varied: the tool that set the submission up keys its environment on it" in (
-        second.described
+    assert (
+        "working path NOT varied: what set the submission up (a tool, its own setup step) keys what it made on it"
+        in (second.described)
     )
     assert ("LD_PRELOAD" in second.env) == clock
     said = f"clock NOT shifted: {tool}, which starts the program, fails under libfaketime"

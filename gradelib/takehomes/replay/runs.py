@@ -101,7 +101,7 @@ def variations(environment: Environment | None = None) -> tuple[Variation, Varia
         "TZ GMT+12 -> GMT-14",
         "locale C -> C.UTF-8",
         "umask 022 -> 002",
-        "working path NOT varied: the tool that set the submission up keys its environment on it"
+        "working path NOT varied: what set the submission up (a tool, its own setup step) keys what it made on it"
         if stable_paths
         else "working path (another, deeper folder)",
         "file creation order reversed",
