@@ -21,7 +21,7 @@ PRELOAD_PATH: list[str] = []  # sys.path when this process preloaded (a worker f
 
 def preload() -> None:
     """Import what a grading imports and compile the HTML exporter's templates (an empty export)."""
-    from gradelib.imports import without_iri_grammars
+    from gradelib.jsonschemapatch import without_iri_grammars
 
     PRELOAD_PATH[:] = sys.path
     without_iri_grammars()

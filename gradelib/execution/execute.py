@@ -178,7 +178,7 @@ def execute(
     Batch-only parameters given (`save`, `rerun`) are then set back in the executed notebook,
     so a reviewer's Run All shows its stored results.
     """
-    from gradelib.imports import without_iri_grammars
+    from gradelib.jsonschemapatch import without_iri_grammars
 
     without_iri_grammars()
     import papermill  # slow to import; only the workers need it

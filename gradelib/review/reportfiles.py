@@ -39,8 +39,8 @@ RESET_COMMENT = "  # the batch ran with {value!r}; a reviewer's session starts h
 
 
 def _nbformat() -> Any:
-    """nbformat, imported without the grammars jsonschema would compile for it (see gradelib.imports)."""
-    from gradelib.imports import without_iri_grammars
+    """nbformat, imported without the grammars jsonschema would compile for it (see gradelib.jsonschemapatch)."""
+    from gradelib.jsonschemapatch import without_iri_grammars
 
     without_iri_grammars()
     import nbformat

@@ -12,7 +12,7 @@ import signal
 import time
 from typing import Any
 
-from gradelib.lazy import cached
+from gradelib.cached import cached
 from gradelib.result import LineResult
 from gradelib.sandbox import RunResult
 from gradelib.takehomes.base import BaseGrading

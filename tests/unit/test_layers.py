@@ -18,7 +18,7 @@ KIT = "gradelib"
 # its records are the gradebook's tables, its clarifications show in the reviewer's panel.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the vocabulary every layer shares; `settings` here because the sandbox reads it too
-    ("errors", "result", "safetext", "imports", "lazy", "runlog", "atomicfile", "servers", "settings"),
+    ("errors", "result", "safetext", "jsonschemapatch", "cached", "runlog", "atomicfile", "servers", "settings"),
     ("sandbox",),
     ("gradelib",),
     ("intake",),

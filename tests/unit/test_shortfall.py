@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from conftest import write_tree
 
+from gradelib.cached import cached
 from gradelib.environment import Environment, inventory, read_declaration
-from gradelib.lazy import cached
 from gradelib.result import LineResult, Outcome
 from gradelib.sandbox import Isolation, RunResult
 from gradelib.takehomes import shortfall

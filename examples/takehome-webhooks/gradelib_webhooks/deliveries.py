@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import safetext
+from gradelib.cached import cached
 from gradelib.display.errorline import first_error_line
 from gradelib.errors import UnsafeFile
-from gradelib.lazy import cached
 from gradelib.sandbox import Limits, RunResult, Sandbox, safefs, tool
 
 from gradelib_webhooks.judge import LEDGER, Delivery, Ledger, Verdict, judge, parse_ledger

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from gradelib.cached import cached
 from gradelib.errors import UnsafeFile
-from gradelib.lazy import cached
 from gradelib.result import LineResult, Tier
 from gradelib.sandbox import safefs, tool
 from gradelib.takehomes.base import BaseGrading

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import safetext
+from gradelib.cached import cached
 from gradelib.display.errorline import first_error_line
-from gradelib.lazy import cached
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service, tool
 from gradelib.takehomes.payments.gateway import Gateway, GatewayCounts, GatewayRequest
 from gradelib.takehomes.payments.keyscope import BACKOFF_MIN_GAP, gaps, has_backoff, least_gaps

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import safetext
+from gradelib.cached import cached, computed
 from gradelib.environment import Environment
 from gradelib.errors import UnsafeFile
-from gradelib.lazy import cached, computed
 from gradelib.result import LineResult, Outcome, Tier
 from gradelib.sandbox import Limits, safefs, tool
 from gradelib.sandbox.masking import mask_data

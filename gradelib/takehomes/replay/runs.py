@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from gradelib import runlog
+from gradelib.cached import cached
 from gradelib.display import errorline
 from gradelib.environment import Environment
 from gradelib.environment.tools import TOOLS
 from gradelib.errors import UnsafeFile
-from gradelib.lazy import cached
 from gradelib.result import LineResult
 from gradelib.sandbox import Limits, RunResult, Service, libfaketime, safefs, tool
 from gradelib.takehomes.base import BaseGrading
