@@ -39,7 +39,7 @@ PREFIX = "gradelib:"
 NOTICES = (f"{PREFIX} {kernelfork.FALLBACK_NOTICE}".split("{")[0], launched.FALLBACK_NOTICE.split("{")[0])
 LOG = logging.getLogger("gradelib.batch.worker")
 KERNEL_LOG = "kernel.log"
-WARMUP_MODULE = "gradelib.batch.warmup"  # what the batch's fork server preloads (fanout)
+WARMUP_MODULE = "gradelib.batch.warmup"  # what the batch's fork server preloads (driver.py)
 PROBE_ARGV = ("/bin/true",)
 
 

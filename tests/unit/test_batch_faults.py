@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gradelib.batch import fanout, worker
+from gradelib.batch import driver, worker
 from gradelib.batch.deadline import INSTALL_STEPS, MARGIN_SECONDS, grading_deadline
 from gradelib.environment import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable
@@ -39,7 +39,7 @@ def test_a_submissions_reports_are_written_whole(tmp_path: Path) -> None:
     out = tmp_path / "tiny"
     (out / "old.html").parent.mkdir(parents=True)
     (out / "old.html").write_text("stale")
-    written = fanout._write_all([(out / "a.ipynb", b"{}"), (out / "a.json", b"[]"), (out / "old.html", None)])
+    written = driver._write_all([(out / "a.ipynb", b"{}"), (out / "a.json", b"[]"), (out / "old.html", None)])
     assert written == {out / "a.ipynb": out / "a.ipynb", out / "a.json": out / "a.json", out / "old.html": None}
     assert sorted(p.name for p in out.iterdir()) == ["a.ipynb", "a.json"]
 
@@ -51,7 +51,7 @@ def test_a_report_that_cannot_be_written_leaves_nothing_half_done(tmp_path: Path
     (out / "a.ipynb").write_text("the previous report")
     files = [(out / "a.ipynb", b"{new}"), (out / "a.json", b"[]"), (out / ".logs" / "a.log", b"log")]
     with pytest.raises(ReportsUnwritable, match=r"cannot write the reports in .*tiny: .*its reports need 10 bytes"):
-        fanout._write_all(files)
+        driver._write_all(files)
     assert (out / "a.ipynb").read_text() == "the previous report", "the old report is untouched"
     assert not (out / "a.json").exists() and not list(out.glob(".*.partial"))
 
@@ -60,8 +60,8 @@ def test_the_reports_folder_is_probed_before_grading(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
     with pytest.raises(ReportsUnwritable, match="not-a-folder"):
-        fanout._writable(blocker / "reports")
-    fanout._writable(tmp_path / "fine")
+        driver._writable(blocker / "reports")
+    driver._writable(tmp_path / "fine")
     assert list((tmp_path / "fine").iterdir()) == []
 
 

@@ -94,10 +94,10 @@ def test_a_default_the_readme_states_in_prose_is_the_command_lines() -> None:
 
 
 def test_the_jobs_default_said_is_the_batchs() -> None:
-    from gradelib.batch import fanout
+    from gradelib.batch import driver
 
     said = {"the CPU count": 1, "twice the CPU count": 2}.get(cli.JOBS_DEFAULT)
-    assert said == fanout.JOBS_PER_CORE and fanout.default_jobs() == said * (os.cpu_count() or 1)
+    assert said == driver.JOBS_PER_CORE and driver.default_jobs() == said * (os.cpu_count() or 1)
     assert f"default: {cli.JOBS_DEFAULT}" in _help("grade")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gradelib import cli, settings
-from gradelib.batch import fanout
+from gradelib.batch import driver
 from gradelib.errors import SettingsError
 from gradelib.sandbox import Sandbox
 from gradelib.settings import SETTINGS, Settings, current_settings, load
@@ -47,7 +47,7 @@ def test_the_three_settings_that_used_to_mean_the_opposite(monkeypatch: pytest.M
     monkeypatch.setenv("GRADELIB_NO_NAMESPACES", "yes")
     assert Sandbox(tmp_path).isolate is False
     monkeypatch.setenv("GRADELIB_WARM_WORKERS", "off")  # it used to keep warm workers
-    assert fanout._warm_context().get_start_method() == "spawn"
+    assert driver._warm_context().get_start_method() == "spawn"
 
 
 def test_an_empty_value_is_the_default_and_a_given_one_says_so() -> None:
