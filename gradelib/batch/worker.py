@@ -30,13 +30,13 @@ from gradelib.execution.execute import execute, export_html, notebook_for, show_
 from gradelib.notebook import report_from_dict, views_path
 from gradelib.review.panel import ENV_HEADLESS
 from gradelib.review.reportfiles import BATCH_ONLY, take_score_table
-from gradelib.sandbox import launched
+from gradelib.sandbox import launchclient
 from gradelib.settings import current_settings
 
 GRADEBOOK = "gradebook.sqlite"
 PREFIX = "gradelib:"
 # the start of each notice the kit writes when it falls back (the launcher's, in the kernel; the fork server's, here)
-NOTICES = (f"{PREFIX} {kernelfork.FALLBACK_NOTICE}".split("{")[0], launched.FALLBACK_NOTICE.split("{")[0])
+NOTICES = (f"{PREFIX} {kernelfork.FALLBACK_NOTICE}".split("{")[0], launchclient.FALLBACK_NOTICE.split("{")[0])
 LOG = logging.getLogger("gradelib.batch.worker")
 KERNEL_LOG = "kernel.log"
 WARMUP_MODULE = "gradelib.batch.warmup"  # what the batch's fork server preloads (driver.py)

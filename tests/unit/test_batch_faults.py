@@ -11,7 +11,7 @@ from gradelib.batch.deadline import INSTALL_STEPS, MARGIN_SECONDS, grading_deadl
 from gradelib.environment import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable
 from gradelib.execution import kernelfork
-from gradelib.sandbox import launched
+from gradelib.sandbox import launchclient
 from gradelib.takehomes import payments, replay
 from gradelib.takehomes.plugin import DEFAULT_RUN_SECONDS
 
@@ -68,9 +68,9 @@ def test_the_reports_folder_is_probed_before_grading(tmp_path: Path) -> None:
 def test_fallback_notices_are_read_from_a_kernels_log() -> None:
     log = (
         b"some kernel output\n"
-        + launched.FALLBACK_NOTICE.format(why="it cannot start: no such file").encode()
+        + launchclient.FALLBACK_NOTICE.format(why="it cannot start: no such file").encode()
         + b"\ngradelib: kernels start fresh (the kernel fork server is not used): it cannot start: boom\n"
-        + launched.FALLBACK_NOTICE.format(why="it cannot start: no such file").encode()
+        + launchclient.FALLBACK_NOTICE.format(why="it cannot start: no such file").encode()
         + b"\n"
     )
     assert worker.fallback_notices(log) == (
@@ -91,7 +91,7 @@ def test_the_fork_server_says_once_why_kernels_start_fresh() -> None:
 
 
 def test_the_launcher_says_once_on_stderr_why_runs_start_fresh(capsys: pytest.CaptureFixture[str]) -> None:
-    launcher = launched.Launcher()
+    launcher = launchclient.Launcher()
     launcher.fell_back("it cannot start: boom")
     launcher.fell_back("it cannot start: again")
-    assert capsys.readouterr().err == launched.FALLBACK_NOTICE.format(why="it cannot start: boom") + "\n"
+    assert capsys.readouterr().err == launchclient.FALLBACK_NOTICE.format(why="it cannot start: boom") + "\n"
