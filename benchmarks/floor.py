@@ -44,7 +44,7 @@ from gradelib.takehomes.payments.clientruns import (
     find_tests,
     seed_for,
 )
-from gradelib.takehomes.payments.gateway import Gateway
+from gradelib.takehomes.payments.fakegateway import Gateway
 from gradelib.takehomes.payments.suites import run_suites
 from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
 from gradelib.takehomes.rubric import takehome_data

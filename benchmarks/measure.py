@@ -16,7 +16,7 @@ from typing import Any
 
 from gradelib import takehomes
 from gradelib.sandbox import Sandbox
-from gradelib.takehomes.payments.gateway import Gateway
+from gradelib.takehomes.payments.fakegateway import Gateway
 from gradelib.takehomes.replay import ReplayGrading
 from gradelib.takehomes.replay.modelstub import ModelStub
 

@@ -9,7 +9,7 @@ cuts a grading that is only slow, and ends one that hangs on the kit's side.
 from __future__ import annotations
 
 from gradelib import takehomes
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.errors import GradelibError
 from gradelib.takehomes.plugin import DEFAULT_RUN_SECONDS
 

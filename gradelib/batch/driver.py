@@ -26,7 +26,7 @@ from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
 from gradelib.batch.reportname import report_stem
 from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
 from gradelib.environment.capped import size_text
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.errors import GradelibError, ReportsOfAnotherGradebook, ReportsUnwritable, SchedulerLost
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
 from gradelib.gradebook.health import CODE_TABLES, READ_TABLES, check

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gradelib.environment.settings import (
+from gradelib.environment.installsettings import (
     ENV_BUILD_SOURCE,
     ENV_INDEX_URL,
     ENV_INSTALL_SECONDS,

@@ -28,8 +28,8 @@ from gradelib.errors import GradelibError
 from gradelib.execution import kernelfork
 from gradelib.execution.execute import execute, export_html, notebook_for, show_parameters
 from gradelib.notebook import report_from_dict, views_path
-from gradelib.review.panel import ENV_HEADLESS
 from gradelib.review.reportfiles import BATCH_ONLY, take_score_table
+from gradelib.review.scoringpanel import ENV_HEADLESS
 from gradelib.sandbox import launchclient
 from gradelib.settings import current_settings
 

@@ -27,10 +27,10 @@ from gradelib.environment import (
     uvtool,
 )
 from gradelib.environment.declaration import LOCAL_PROTOCOLS, Declaration, read_declaration
-from gradelib.environment.declared import Declared, Reader, some_of
+from gradelib.environment.declarationrecords import Declared, Reader, some_of
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.inventory import Inventory
 from gradelib.environment.project import digest as project_digest
-from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, Mounts
 

@@ -66,7 +66,7 @@ def fact_is(key: str, value: Any) -> Callable[[EntryView], bool]:
 
 class Grading(Protocol):
     """One submission being graded: a context manager whose `report()` runs every check
-    (`gradelib.takehomes.base.BaseGrading` provides all of it but the lines and views)."""
+    (`gradelib.takehomes.basegrading.BaseGrading` provides all of it but the lines and views)."""
 
     name: str
 

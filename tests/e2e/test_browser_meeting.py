@@ -40,8 +40,8 @@ from gradelib.gradebook import Gradebook
 from gradelib.meeting import decisions, resolutions
 from gradelib.meeting.agenda import AgendaItem, agenda
 from gradelib.meeting.clarifications import clarifications_path
-from gradelib.meeting.panel import RERUN_NOTE
-from gradelib.review.panel import ENV_REVIEWER
+from gradelib.meeting.leadpanel import RERUN_NOTE
+from gradelib.review.scoringpanel import ENV_REVIEWER
 from gradelib.takehomes.rubric import RubricLine
 
 pytestmark = pytest.mark.e2e

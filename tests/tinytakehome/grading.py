@@ -15,7 +15,7 @@ from typing import Any
 from gradelib.cached import cached
 from gradelib.result import LineResult
 from gradelib.sandbox import RunResult
-from gradelib.takehomes.base import BaseGrading
+from gradelib.takehomes.basegrading import BaseGrading
 
 TAKEHOME = "tiny"
 ANSWER_FILE = "answer.txt"

@@ -19,9 +19,9 @@ from gradelib.gradebook import Gradebook
 from gradelib.gradebook import store as gradebook_module
 from gradelib.gradebook.exchange import export, import_scores
 from gradelib.meeting import agenda, beforeafter, decisions, resolutions
-from gradelib.meeting import panel as meetingpanel
+from gradelib.meeting import leadpanel as meetingpanel
 from gradelib.meeting.clarifications import clarifications_path, load_clarifications
-from gradelib.review import panel, rubricview
+from gradelib.review import rubricview, scoringpanel
 from gradelib.review.scoretable import (
     DECISION_HIDDEN,
     RESOLVED_HIDDEN_FOR_VIEWER,
@@ -204,8 +204,8 @@ def test_a_clarification_goes_into_the_gradebook_and_the_panel(book_path: Path, 
     assert [(n.value, n.example) for n in notes["explanation"]] == [("acceptable", "Submission #1")]
     assert notes["explanation"][0].note == f"names it {HOSTILE}"
     assert "clarified, acceptable: names it" in rubricview.rubric_text(rubric, notes)
-    review = panel.review_lines(rubric, [])
-    row = panel._panel_row(review[3], notes["explanation"])
+    review = scoringpanel.review_lines(rubric, [])
+    row = scoringpanel._panel_row(review[3], notes["explanation"])
     assert "Clarified by a calibration meeting" in row.box.children[0].value
     assert "<script>" not in row.box.children[0].value  # escaped
     assert load_clarifications(default_rubric("payments")) == {}  # the packaged rubric is untouched

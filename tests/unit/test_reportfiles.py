@@ -13,7 +13,7 @@ from gradelib.gradebook import Gradebook
 from gradelib.notebook import NotebookGrading, open_grading, report_from_dict, views_path
 from gradelib.result import LineResult, Report
 from gradelib.review import labhooks, reportfiles, reportowner
-from gradelib.review.panel import PANEL_OUTPUT_METADATA
+from gradelib.review.scoringpanel import PANEL_OUTPUT_METADATA
 from gradelib.safetext import markdown_html
 
 WIDGET = "application/vnd.jupyter.widget-view+json"

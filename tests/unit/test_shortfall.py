@@ -15,7 +15,7 @@ from gradelib.environment import Environment, inventory, read_declaration
 from gradelib.result import LineResult, Outcome
 from gradelib.sandbox import Isolation, RunResult
 from gradelib.takehomes import shortfall
-from gradelib.takehomes.base import BaseGrading
+from gradelib.takehomes.basegrading import BaseGrading
 from gradelib.takehomes.rubric import load_rubric
 
 

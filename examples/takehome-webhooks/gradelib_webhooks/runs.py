@@ -12,7 +12,7 @@ from gradelib.cached import cached
 from gradelib.errors import UnsafeFile
 from gradelib.result import LineResult, Tier
 from gradelib.sandbox import safefs, tool
-from gradelib.takehomes.base import BaseGrading
+from gradelib.takehomes.basegrading import BaseGrading
 from gradelib.takehomes.installguard import install_failed
 
 from gradelib_webhooks.deliveries import DeliveryRunner, ScenarioRun

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradelib.takehomes.payments import gateway
+from gradelib.takehomes.payments import fakegateway
 from gradelib.takehomes.payments.clientruns import CHECKOUT, RUN_SECONDS
 from gradelib.takehomes.payments.grading import ATTEMPTS_VIEW, FAILURE_MODES, GRADING, PaymentsGrading, check
 from gradelib.takehomes.payments.runs import DRAFT, HANDOUT_FILES, REWRITE_RATIO, TAKEHOME
@@ -20,7 +20,7 @@ PLUGIN = TakeHome(
     markers=(CHECKOUT,),
     handout_files=HANDOUT_FILES,
     failure_modes=FAILURE_MODES,
-    servers={"gateway": gateway.main},
+    servers={"gateway": fakegateway.main},
     samples=SAMPLES if SAMPLES.is_dir() else None,
     notebook_path=KIT_NOTEBOOKS / f"{TAKEHOME}.ipynb",
     run_seconds=RUN_SECONDS,

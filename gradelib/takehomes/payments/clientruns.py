@@ -15,7 +15,7 @@ from gradelib import safetext
 from gradelib.cached import cached
 from gradelib.display.errorline import first_error_line
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service, tool
-from gradelib.takehomes.payments.gateway import Gateway, GatewayCounts, GatewayRequest
+from gradelib.takehomes.payments.fakegateway import Gateway, GatewayCounts, GatewayRequest
 from gradelib.takehomes.payments.keyscope import BACKOFF_MIN_GAP, gaps, has_backoff, least_gaps
 from gradelib.takehomes.payments.suites import HANDOUT_PORT, SuiteRuns, find_tests, run_suites
 from gradelib.takehomes.rubric import takehome_data

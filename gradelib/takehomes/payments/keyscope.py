@@ -10,7 +10,7 @@ from typing import Literal
 
 from gradelib.similarity.fingerprint import CodeFile, marks_of
 from gradelib.similarity.pairs import match
-from gradelib.takehomes.payments.gateway import GatewayRequest
+from gradelib.takehomes.payments.fakegateway import GatewayRequest
 
 KeyScope = Literal["per_attempt", "per_call", "persisted", "unknown"]
 BACKOFF_MIN_GAP = 0.02  # seconds: shorter gaps are immediate retries, not backoff

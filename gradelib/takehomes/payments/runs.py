@@ -16,7 +16,7 @@ from gradelib.errors import UnsafeFile
 from gradelib.result import LineResult, Outcome, Tier
 from gradelib.sandbox import Limits, safefs, tool
 from gradelib.sandbox.masking import mask_data
-from gradelib.takehomes.base import BaseGrading
+from gradelib.takehomes.basegrading import BaseGrading
 from gradelib.takehomes.installguard import install_failed
 from gradelib.takehomes.payments.clientruns import (
     CHECKOUT,

@@ -20,7 +20,7 @@ from gradelib.environment.tools import TOOLS
 from gradelib.errors import UnsafeFile
 from gradelib.result import LineResult
 from gradelib.sandbox import Limits, RunResult, Service, libfaketime, safefs, tool
-from gradelib.takehomes.base import BaseGrading
+from gradelib.takehomes.basegrading import BaseGrading
 from gradelib.takehomes.replay import diff, fixtures
 from gradelib.takehomes.replay.liverecord import ENV_BASE_URL, LiveEndpoint, LiveRelay, endpoint_from_env
 from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
