@@ -19,7 +19,7 @@ from gradelib.gradebook import DEFAULT_PATH, Gradebook, scorefile
 from gradelib.gradebook import exchange as gradebook_io
 from gradelib.gradebook.health import CODE_TABLES, READ_TABLES, open_checked
 from gradelib.gradebook.identity import find_submission
-from gradelib.meeting import clarifications, decisions, resolutions
+from gradelib.meeting import decisions, resolutions
 from gradelib.review import reportfiles, rubricview, worklist
 from gradelib.settings import (
     Settings,
@@ -30,7 +30,7 @@ from gradelib.settings import (
     setting_for,
 )
 from gradelib.similarity.pairs import THRESHOLD
-from gradelib.takehomes import handout
+from gradelib.takehomes import clarifications, handout
 from gradelib.takehomes.rubric import load_rubric
 
 # Each command imports what only it needs (batch, cohort, environment...): `summary` and `queue`
@@ -560,9 +560,8 @@ def _decide(args: argparse.Namespace) -> int:
 
 def _similarity(args: argparse.Namespace) -> int:
     from gradelib import similarity
-    from gradelib.batch import earlier
-    from gradelib.similarity import listing
-    from gradelib.takehomes.bases import handout_base
+    from gradelib.similarity import earliercohorts, listing
+    from gradelib.similarity.handoutbase import handout_base
 
     if args.action == "scan":
         return _similarity_scan(args)
@@ -570,7 +569,7 @@ def _similarity(args: argparse.Namespace) -> int:
         if not args.paths:
             raise GradelibError("similarity add needs PATH...: earlier cohorts' submissions, or their gradebooks")
         with open_checked(args.gradebook or DEFAULT_PATH, write=True, tables=READ_TABLES + CODE_TABLES) as book:
-            done = earlier.add_earlier(book, args.paths, takehome=args.takehome, cohort=args.cohort)
+            done = earliercohorts.add_earlier(book, args.paths, takehome=args.takehome, cohort=args.cohort)
         print(f"earlier cohorts: {len(done.added)} submission(s) added, {len(done.known)} kept already")
         for error in done.errors:
             print(f"not added: {safetext.terminal_text(error)}", file=sys.stderr)
@@ -599,8 +598,8 @@ def _similarity(args: argparse.Namespace) -> int:
 
 def _similarity_scan(args: argparse.Namespace) -> int:
     from gradelib import similarity
-    from gradelib.batch.similarityscan import scan
     from gradelib.similarity import listing
+    from gradelib.similarity.scan import scan
 
     if not args.paths:
         raise GradelibError("similarity scan needs PATH...: submissions, archives, or folders of them")
@@ -617,7 +616,7 @@ def _similarity_scan(args: argparse.Namespace) -> int:
         print(f"not scanned: {safetext.terminal_text(problem)}", file=sys.stderr)
     if args.html:
         from gradelib import atomicfile
-        from gradelib.batch.similarityscan import scan_html
+        from gradelib.cohort.similar import scan_html
 
         atomicfile.write_text(args.html, scan_html(found, threshold))
         print(f"scan page: {args.html}", file=sys.stderr)

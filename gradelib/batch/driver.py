@@ -38,7 +38,7 @@ from gradelib.review.reportowner import ReportRecord
 from gradelib.sandbox import diskcap
 from gradelib.settings import ENV_WARM_WORKERS as ENV_WARM_WORKERS  # "0": every local worker starts fresh
 from gradelib.settings import current_settings
-from gradelib.takehomes.bases import handout_base
+from gradelib.similarity.handoutbase import handout_base
 
 UNKNOWN_TAKEHOME = "unknown"
 JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores

@@ -23,7 +23,7 @@ from gradelib.display.card import SCORES_ANCHOR
 from gradelib.display.render import STYLE, Html, badge
 from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
 from gradelib.gradebook.identity import shown_name
-from gradelib.meeting.records import Decision, Resolution, latest_decisions, latest_resolutions
+from gradelib.gradebook.meetingrecords import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
 from gradelib.review.scoring import ReviewLine, review_lines
 from gradelib.safetext import clipped_text, html_visible

@@ -17,7 +17,6 @@ from gradelib.gradebook.clarified import Clarification
 from gradelib.gradebook.health import open_checked
 from gradelib.gradebook.identity import ENV_REVEAL, NOT_IN_GRADEBOOK, hide_name, is_revealed, lookup, shown_name
 from gradelib.intake import ingest
-from gradelib.meeting.clarifications import load_clarifications
 from gradelib.result import LineResult
 from gradelib.review import labhooks
 from gradelib.review.rubricview import clarification_text
@@ -44,6 +43,7 @@ from gradelib.review.scoring import (
 )
 from gradelib.safetext import clipped_text, html_visible
 from gradelib.settings import current_settings
+from gradelib.takehomes.clarifications import load_clarifications
 from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 __all__ = [

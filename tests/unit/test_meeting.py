@@ -20,7 +20,6 @@ from gradelib.gradebook import store as gradebook_module
 from gradelib.gradebook.exchange import export, import_scores
 from gradelib.meeting import agenda, beforeafter, decisions, resolutions
 from gradelib.meeting import leadpanel as meetingpanel
-from gradelib.meeting.clarifications import clarifications_path, load_clarifications
 from gradelib.review import rubricview, scoringpanel
 from gradelib.review.scoretable import (
     DECISION_HIDDEN,
@@ -28,6 +27,7 @@ from gradelib.review.scoretable import (
     RESOLVED_HIDDEN_STATIC,
     current_table,
 )
+from gradelib.takehomes.clarifications import clarifications_path, load_clarifications
 from gradelib.takehomes.rubric import default_rubric, load_rubric
 
 __all__ = ["book_path"]  # the fixture, shared with test_cohort
