@@ -26,7 +26,7 @@ from gradelib.intake import ingest
 from gradelib.result import LineResult, Report
 from gradelib.review.rubricview import tier_rows
 from gradelib.review.verdicts import report_card, saved_scores
-from gradelib.takehomes.plugin import Grading, TakeHome
+from gradelib.takehomes.contract import Grading, TakeHome
 from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 VIEWS_SUFFIX = ".views.json"  # beside the JSON result: the take-home's views (`Grading.views()`)

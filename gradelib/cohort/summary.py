@@ -19,7 +19,7 @@ from gradelib.execution.execute import execute, export_html
 from gradelib.gradebook import DEFAULT_PATH, require
 from gradelib.review.reportfiles import warm_exporter
 from gradelib.review.scoretable import ENV_HEADLESS
-from gradelib.takehomes.plugin import KIT_NOTEBOOKS
+from gradelib.takehomes.contract import KIT_NOTEBOOKS
 
 SUMMARY_NOTEBOOK = KIT_NOTEBOOKS / "summary.ipynb"  # the top-level notebooks/, package data in the wheel
 SUMMARY_NAME = "summary.ipynb"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from gradelib.display import render
 from gradelib.errors import TakeHomeBroken, UnknownTakehome
-from gradelib.takehomes.plugin import TakeHome
+from gradelib.takehomes.contract import TakeHome
 
 ENTRY_POINT_GROUP = "gradelib.takehomes"
 KIT_PREFIX = f"{__name__}."  # the kit's own take-homes are the packages under this one

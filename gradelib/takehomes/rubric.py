@@ -1,6 +1,6 @@
 """Rubric files: each take-home's lines with their weights or tiers, and how outcomes score.
 
-Beside the plugin record (`plugin.py`): every take-home's grading and everything that reviews it
+Beside the plugin record (`contract.py`): every take-home's grading and everything that reviews it
 (review/, cohort/) use the rubric, so it sits below all of them.
 """
 

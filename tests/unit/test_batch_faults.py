@@ -13,7 +13,7 @@ from gradelib.errors import GradelibError, ReportsUnwritable
 from gradelib.execution import kernelfork
 from gradelib.sandbox import launchclient
 from gradelib.takehomes import payments, replay
-from gradelib.takehomes.plugin import DEFAULT_RUN_SECONDS
+from gradelib.takehomes.contract import DEFAULT_RUN_SECONDS
 
 
 def test_a_gradings_deadline_is_its_runs_its_installs_and_a_margin(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradelib.takehomes.plugin import TakeHome
+from gradelib.takehomes.contract import TakeHome
 
 from gradelib_webhooks.grading import FAILURE_MODES, WebhooksGrading
 from gradelib_webhooks.runs import CONSUMER_FILES, HANDOUT_FILES, TAKEHOME

@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from gradelib.result import LineResult
+from gradelib.takehomes.contract import FailureMode, fact_is
 from gradelib.takehomes.installguard import needs_install
-from gradelib.takehomes.plugin import FailureMode, fact_is
 
 from gradelib_webhooks import views
 from gradelib_webhooks.lines import exactly_once, explanation, ordering, signature

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from gradelib.takehomes.contract import KIT_NOTEBOOKS, TakeHome
 from gradelib.takehomes.payments import fakegateway
 from gradelib.takehomes.payments.clientruns import CHECKOUT, RUN_SECONDS
 from gradelib.takehomes.payments.grading import ATTEMPTS_VIEW, FAILURE_MODES, GRADING, PaymentsGrading, check
 from gradelib.takehomes.payments.runs import DRAFT, HANDOUT_FILES, REWRITE_RATIO, TAKEHOME
-from gradelib.takehomes.plugin import KIT_NOTEBOOKS, TakeHome
 
 SAMPLES = Path(__file__).resolve().parents[3] / "submissions" / TAKEHOME  # in a checkout of the kit
 

@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from gradelib.result import LineResult, Report
+from gradelib.takehomes.contract import FailureMode, fact_is
 from gradelib.takehomes.installguard import needs_install
 from gradelib.takehomes.payments.lines import blast_radius, evidence, explanation, found_defect, key_scope
 from gradelib.takehomes.payments.runs import PaymentsRuns
-from gradelib.takehomes.plugin import FailureMode, fact_is
 from gradelib.takehomes.rubric import Rubric
 
 ATTEMPTS_VIEW = "attempts"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from gradelib.result import LineResult, Report
 from gradelib.sandbox import Limits
+from gradelib.takehomes.contract import EntryView, FailureMode, outcome_is
 from gradelib.takehomes.installguard import needs_install
-from gradelib.takehomes.plugin import EntryView, FailureMode, outcome_is
 from gradelib.takehomes.replay.lines import identical, missing_fixture, offline, record, volatile
 from gradelib.takehomes.replay.liverecord import LiveEndpoint
 from gradelib.takehomes.replay.runs import RECORD_LIMITS, REPLAY_LIMITS, ReplayRuns
