@@ -2,8 +2,9 @@
 
 Read by `tests/unit/test_layers.py`, which checks every import of every module (those inside functions too)
 and every package against it, and shown in the README's "Layers" table (the same test compares the two).
-A name is one of gradelib's top-level modules or packages (`gradelib` itself is the package's API); a
-dotted name is a package of its own inside another: the kit's own take-homes are plugins, as a team's is.
+A name is one of gradelib's top-level modules or packages (`gradelib` itself is the package's API);
+`takehomes.*` is every package under `takehomes/`, each a package of its own: the kit's own take-homes are
+plugins, as a team's is, above the public module they import.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ LAYERS: Final[tuple[tuple[tuple[str, ...], str], ...]] = (
     (("similarity",), "which submissions share their code, and its commands (`similarity scan`, `similarity add`)"),
     (("review",), "scoring, the scoring panel, reports as a reviewer opens them"),
     (("notebook",), "what a take-home's notebook cells call"),
-    (("takehomes.replay", "takehomes.payments"), "the kit's own take-homes: plugins, as a team's own is"),
+    (("takehomes.*",), "the kit's own take-homes: plugins, as a team's own is"),
     (("execution",), "one notebook run: the batch's and the summary's"),
     (("cohort",), "the cohort table, agreement, calibration, charts, the summary run"),
     (("meeting",), "the calibration meeting, above the cohort it reads"),

@@ -18,6 +18,7 @@ KIT = "gradelib"
 README = ROOT / "README.md"
 TABLE_START, TABLE_END = "<!-- layers-table -->", "<!-- /layers-table -->"
 LAYERS: tuple[tuple[str, ...], ...] = tuple(names for names, _holds in LAYER_ROWS)
+PACKAGES = {f"{KIT}." + ".".join(p.parent.relative_to(ROOT / KIT).parts) for p in (ROOT / KIT).rglob("__init__.py")}
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -51,12 +52,15 @@ def graph(root: Path) -> dict[str, list[tuple[int, str]]]:
 
 def package_of(module: str) -> str:
     """The package a module belongs to in `LAYERS`: the longest listed name it is or lies under
-    (`gradelib.takehomes.replay.runs` -> `takehomes.replay`, `gradelib.sandbox.box` -> `sandbox`).
+    (`gradelib.sandbox.box` -> `sandbox`), and under a `NAME.*` entry each package of NAME is its own
+    (`gradelib.takehomes.replay.runs` -> `takehomes.replay`, `gradelib.takehomes.rubric` -> `takehomes`).
 
     A module in no listed package is an error.
     """
     parts = module.split(".")[1:] or [module]
     listed = {name for names in LAYERS for name in names}
+    if len(parts) >= 2 and f"{parts[0]}.*" in listed and f"{KIT}.{parts[0]}.{parts[1]}" in PACKAGES:
+        return f"{parts[0]}.{parts[1]}"
     for size in range(len(parts), 0, -1):
         if (name := ".".join(parts[:size])) in listed:
             return name
@@ -66,7 +70,10 @@ def package_of(module: str) -> str:
 def layer_of(module: str) -> int:
     """The index in `LAYERS` of a module's package (`package_of`)."""
     package = package_of(module)
-    return next(index for index, names in enumerate(LAYERS) if package in names)
+    for index, names in enumerate(LAYERS):
+        if package in names or (f"{package.split('.')[0]}.*" in names and "." in package):
+            return index
+    raise AssertionError(f"{package} is in no layer")
 
 
 def packages(edges: dict[str, list[tuple[int, str]]]) -> dict[str, list[tuple[int, str]]]:
@@ -190,10 +197,11 @@ def test_the_checks_see_an_import_inside_a_function_and_a_cycle(tmp_path: Path) 
     assert cycles(edges) == [["gradelib.sandbox.box", "gradelib.takehomes.basegrading"]]
 
 
-def test_a_package_listed_by_its_dotted_name_is_a_package_of_its_own() -> None:
+def test_each_package_under_a_starred_name_is_a_package_of_its_own() -> None:
     assert package_of("gradelib.takehomes.replay.lines.record") == "takehomes.replay"
+    assert package_of("gradelib.takehomes.payments") == "takehomes.payments"
     assert package_of("gradelib.takehomes.rubric") == package_of("gradelib.takehomes") == "takehomes"
-    assert package_of("gradelib.takehomes.replayfoo") == "takehomes"  # a prefix is not the package
+    assert package_of("gradelib.takehomes.replayfoo") == "takehomes"  # not a package of takehomes/
     assert layer_of("gradelib.takehomes.payments") > layer_of("gradelib.notebook") > layer_of("gradelib.takehomes")
     assert layer_of("gradelib.meeting.agenda") == layer_of("gradelib.meeting") > layer_of("gradelib.cohort.table")
 
