@@ -124,8 +124,8 @@ class NotebookGrading:
         """A line's card (by id, or a result), titled from the rubric; a judgment line shows the note."""
         result = self.line(line) if isinstance(line, str) else line
         if result.id in self.plugin.note_lines:
-            return render.note_card(result, self.title(result.id))
-        return render.line_html(result, self.title(result.id))
+            return render.note_card(result, self.title(result.id), self.plugin.labels)
+        return render.line_html(result, self.title(result.id), self.plugin.labels)
 
     def header(self) -> render.Html:
         """Who is graded, with which rubric, and what was done and when: the checks run (now, or by the batch)

@@ -208,6 +208,13 @@ class Environment:
         scripts = tooltable.row(str(setup.get("setup") or setup.get("tool"))).scripts
         return (str(self.node.tool_bin / scripts[0]), *scripts[1:]) if scripts else None
 
+    def python_runner(self) -> str | None:
+        """The Python package manager of the tool table that set the submission up (Hatch, Poetry), if one did:
+        its runs may start the program through it (`poetry run`, `hatch run`)."""
+        python = self.python
+        tool = str((python.setup or {}).get("tool")) if python is not None and python.setup else ""
+        return tool if tool in tools.TOOLS and tools.TOOLS[tool].ecosystem == "python" else None
+
     def runtime_dependencies(self) -> list[str]:
         """package.json `dependencies` names, sorted (`[]` when none)."""
         return self.declaration.node.runtime_names if self.declaration.node else []

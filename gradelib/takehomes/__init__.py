@@ -11,7 +11,6 @@ import functools
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-from gradelib.display import render
 from gradelib.errors import TakeHomeBroken, UnknownTakehome
 from gradelib.takehomes.contract import TakeHome
 
@@ -62,7 +61,6 @@ def load(name: str) -> TakeHome:
         raise TakeHomeBroken(name, f"cannot be loaded: {type(exc).__name__}: {exc}") from exc
     if not isinstance(plugin, TakeHome) or plugin.id != name:
         raise TakeHomeBroken(name, f"the entry point must name a TakeHome with id {name!r}")
-    render.add_labels(plugin.labels)
     return plugin
 
 

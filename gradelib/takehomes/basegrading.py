@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -9,18 +10,31 @@ from typing import Any, ClassVar, Self
 
 from gradelib import runlog
 from gradelib.environment import Environment, prepare
+from gradelib.errors import RubricError, TakeHomeBroken
 from gradelib.result import LineResult, Outcome, Report, Tier
 from gradelib.sandbox import Sandbox
 from gradelib.takehomes import shortfall
-from gradelib.takehomes.installguard import install_failed
-from gradelib.takehomes.rubric import Rubric, default_rubric
+from gradelib.takehomes.contract import TakeHome
+from gradelib.takehomes.linecheck import bound_lines, unbound_ids
+from gradelib.takehomes.rubric import Rubric, default_rubric, packaged_rubric
+
+INSTALL_FAILED = "the submission's environment could not be set up: {error}"
+BOUND_BY_NAME = (
+    "{grading} binds its checks by method name, which is deprecated: decorate each check with"
+    ' @line("<line id>") from gradelib.takehome (a misspelt method name is then refused, not left unchecked)'
+)
+
+
+def install_failed(environment: Environment) -> str | None:
+    """The message every line carries when the submission's environment could not be set up, or None."""
+    return INSTALL_FAILED.format(error=environment.error) if environment.error else None
 
 
 class BaseGrading:
     """One submission being graded: a sandbox of fresh copies, its installed environment, its rubric.
 
-    A take-home subclasses it, sets TAKEHOME, writes one method per rubric line (named after the
-    line id, returning a LineResult) and `facts()`, and lists in `prefetch_tasks` the sandbox
+    A take-home subclasses it, sets TAKEHOME, writes one method per rubric line (bound to it with
+    `@line("id")`, returning a LineResult) and `facts()`, and lists in `prefetch_tasks` the sandbox
     runs that can go side by side. `report()` then runs every line the rubric names.
     """
 
@@ -75,11 +89,32 @@ class BaseGrading:
             for future in [pool.submit(runlog.in_context(task)) for task in tasks]:
                 future.result()
 
+    @classmethod
+    def check_lines(cls, takehome: TakeHome) -> None:
+        """Refuse a grading whose `@line` names a line its take-home's rubric lacks (TakeHomeBroken): the record
+        calls it when it is made, so when the take-home's package loads. A rubric that cannot be read is left
+        to the grading, which says so."""
+        bound = bound_lines(cls)
+        if not bound:
+            warnings.warn(BOUND_BY_NAME.format(grading=cls.__qualname__), DeprecationWarning, stacklevel=4)
+            return
+        try:
+            line_ids = packaged_rubric(takehome.data(), takehome.id).line_ids
+        except (RubricError, ModuleNotFoundError):
+            return
+        if unknown := unbound_ids(bound, line_ids):
+            lines = ", ".join(unknown)
+            raise TakeHomeBroken(takehome.id, f"{cls.__qualname__} checks lines its rubric does not have: {lines}")
+
     def checks(self) -> dict[str, Callable[[], LineResult]]:
-        """The line checks, by line id, in rubric order (a rubric line without a method is skipped)."""
+        """The line checks, by line id, in rubric order (a rubric line without a check is skipped).
+
+        A grading that binds no check with `@line` is read the deprecated way: a method named after each line.
+        """
+        names = bound_lines(type(self)) or {line_id: line_id for line_id in self.rubric.line_ids}
         found = {}
         for line_id in self.rubric.line_ids:
-            method = getattr(self, line_id, None)
+            method = getattr(self, names[line_id], None) if line_id in names else None
             if callable(method):
                 found[line_id] = method
         return found

@@ -66,7 +66,7 @@ def fact_is(key: str, value: Any) -> Callable[[EntryView], bool]:
 
 class Grading(Protocol):
     """One submission being graded: a context manager whose `report()` runs every check
-    (`gradelib.takehomes.basegrading.BaseGrading` provides all of it but the lines and views)."""
+    (`gradelib.takehome.BaseGrading` provides all of it but the lines and views)."""
 
     name: str
 
@@ -109,6 +109,13 @@ class TakeHome:
     run_seconds: float = DEFAULT_RUN_SECONDS  # the most one grading's sandboxed runs take (wall limits, summed)
     note_lines: tuple[str, ...] = ()  # lines its notebook shows as a note card (the candidate's writing)
     labels: Mapping[str, str] = field(default_factory=dict)  # its evidence keys as a reader says them
+
+    def __post_init__(self) -> None:
+        # A grading that binds its checks to rubric lines (`BaseGrading`, `@line`) checks them now, while the
+        # take-home's package loads: a line its rubric lacks is refused, not silently left unchecked.
+        check_lines = getattr(self.grading, "check_lines", None)
+        if callable(check_lines):
+            check_lines(self)
 
     def data(self) -> Traversable:
         """The package-data folder."""

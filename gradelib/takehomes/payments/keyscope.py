@@ -8,8 +8,7 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from typing import Literal
 
-from gradelib.similarity.fingerprint import CodeFile, marks_of
-from gradelib.similarity.pairs import match
+from gradelib.takehome import CodeFile, marks_of, match
 from gradelib.takehomes.payments.fakegateway import GatewayRequest
 
 KeyScope = Literal["per_attempt", "per_call", "persisted", "unknown"]
