@@ -13,7 +13,6 @@ the candidate once they have scored every line the kit left to humans.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -37,7 +36,6 @@ HIDDEN_FOR_VIEWER = "scored; hidden until you save yours for this line"
 HIDDEN_STATIC = "scored; value hidden (blind review)"
 TAKEN = "Score table taken {when} from the gradebook; <code>gradelib tables</code> refreshes it."
 TAKEN_TEXT = "score table taken {when}"
-_STAMP = re.compile("<p><small>" + re.escape(TAKEN).replace(re.escape("{when}"), "[^<]*") + "</small></p>")
 NEEDS_YOU_COLOUR = "#8250df"
 HIDDEN_COLOUR = "#57606a"
 RESOLVED_HIDDEN_FOR_VIEWER = "resolved by the meeting; shown once you save yours for this line"
@@ -101,11 +99,6 @@ def stored_table(
 ) -> Html:
     """The table as a report stores it: no viewer, taken now (`lines`: a run the gradebook does not hold yet)."""
     return current_table(gradebook, takehome, name, rubric, reveal=reveal, lines=lines, taken=utc_now())
-
-
-def same_table(body: str, other: str) -> bool:
-    """Whether two stored tables' HTML show the same, whenever each was taken."""
-    return _STAMP.sub("", body) == _STAMP.sub("", other)
 
 
 def score_table(

@@ -11,6 +11,7 @@ from gradelib.batch.deadline import INSTALL_STEPS, MARGIN_SECONDS, grading_deadl
 from gradelib.environment import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable
 from gradelib.execution import kernelfork
+from gradelib.review import reportwriter
 from gradelib.sandbox import launchclient
 from gradelib.takehomes import payments, replay
 from gradelib.takehomes.contract import DEFAULT_RUN_SECONDS
@@ -39,7 +40,7 @@ def test_a_submissions_reports_are_written_whole(tmp_path: Path) -> None:
     out = tmp_path / "tiny"
     (out / "old.html").parent.mkdir(parents=True)
     (out / "old.html").write_text("stale")
-    written = driver._write_all([(out / "a.ipynb", b"{}"), (out / "a.json", b"[]"), (out / "old.html", None)])
+    written = reportwriter._write_all([(out / "a.ipynb", b"{}"), (out / "a.json", b"[]"), (out / "old.html", None)])
     assert written == {out / "a.ipynb": out / "a.ipynb", out / "a.json": out / "a.json", out / "old.html": None}
     assert sorted(p.name for p in out.iterdir()) == ["a.ipynb", "a.json"]
 
@@ -51,7 +52,7 @@ def test_a_report_that_cannot_be_written_leaves_nothing_half_done(tmp_path: Path
     (out / "a.ipynb").write_text("the previous report")
     files = [(out / "a.ipynb", b"{new}"), (out / "a.json", b"[]"), (out / ".logs" / "a.log", b"log")]
     with pytest.raises(ReportsUnwritable, match=r"cannot write the reports in .*tiny: .*its reports need 10 bytes"):
-        driver._write_all(files)
+        reportwriter._write_all(files)
     assert (out / "a.ipynb").read_text() == "the previous report", "the old report is untouched"
     assert not (out / "a.json").exists() and not list(out.glob(".*.partial"))
 
