@@ -45,5 +45,6 @@ LAYERS: Final[tuple[tuple[tuple[str, ...], str], ...]] = (
     (("cohort",), "the cohort table, agreement, calibration, charts, the summary run"),
     (("meeting",), "the calibration meeting, above the cohort it reads"),
     (("batch", "scaffold"), "the batch driver and its workers; `new-takehome`"),
-    (("cli", "__main__"), "the command line"),
+    (("commands",), "the command line's commands, each next to its options"),
+    (("cli", "__main__"), "the command line: parse, run one command, say an error"),
 )

@@ -11,6 +11,7 @@ import pytest
 from test_cohort import book_path
 
 from gradelib import __version__, cli
+from gradelib.commands import exits, options
 from gradelib.settings import ENV_REVIEWER, current_settings
 
 __all__ = ["book_path"]  # the fixture, shared with test_cohort
@@ -35,7 +36,7 @@ def test_queue_without_a_reviewer_says_how_to_name_one(
     book_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delenv(ENV_REVIEWER, raising=False)
-    assert cli.main(["queue", "--gradebook", str(book_path)]) == cli.EXIT_CANNOT_RUN
+    assert cli.main(["queue", "--gradebook", str(book_path)]) == exits.EXIT_CANNOT_RUN
     assert capsys.readouterr().err.strip() == f"gradelib: say whose it is: --reviewer NAME, or set {ENV_REVIEWER}"
 
 
@@ -80,7 +81,7 @@ def test_the_readmes_table_of_defaults_is_the_command_lines() -> None:
         README.write_text(before + DEFAULTS_START + wanted + DEFAULTS_END + after, encoding="utf-8")
         return
     assert table == wanted, (
-        "README.md's table of defaults differs from gradelib/cli.py's options: regenerate it with"
+        "README.md's table of defaults differs from the commands' options (gradelib/commands/): regenerate it with"
         " GRADELIB_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_cli_commands.py -k readme"
     )
 
@@ -96,9 +97,9 @@ def test_a_default_the_readme_states_in_prose_is_the_command_lines() -> None:
 def test_the_jobs_default_said_is_the_batchs() -> None:
     from gradelib.batch import driver
 
-    said = {"the CPU count": 1, "twice the CPU count": 2}.get(cli.JOBS_DEFAULT)
+    said = {"the CPU count": 1, "twice the CPU count": 2}.get(options.JOBS_DEFAULT)
     assert said == driver.JOBS_PER_CORE and driver.default_jobs() == said * (os.cpu_count() or 1)
-    assert f"default: {cli.JOBS_DEFAULT}" in _help("grade")
+    assert f"default: {options.JOBS_DEFAULT}" in _help("grade")
 
 
 def _help(command: str) -> str:
