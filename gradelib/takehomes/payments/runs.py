@@ -11,11 +11,9 @@ from typing import Any
 
 from gradelib.takehome import (
     BaseGrading,
-    Environment,
     Limits,
     LineResult,
     Outcome,
-    Rubric,
     Tier,
     UnsafeFile,
     cached,
@@ -100,16 +98,6 @@ class PaymentsRuns(BaseGrading):
 
     TAKEHOME = TAKEHOME
     FLAG_RUNTIME_DEPENDENCIES = True  # the handout allows no new dependencies
-
-    def __init__(
-        self,
-        submission: Path,
-        *,
-        name: str | None = None,
-        rubric: Rubric | None = None,
-        environment: Environment | None = None,
-    ) -> None:
-        super().__init__(submission, name=name, rubric=rubric, environment=environment)
 
     @cached
     def node(self) -> str | None:
