@@ -10,13 +10,13 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from golden_util import assert_readme_block
+
 from gradelib.layers import LAYERS as LAYER_ROWS
-from gradelib.settings import current_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 KIT = "gradelib"
 README = ROOT / "README.md"
-TABLE_START, TABLE_END = "<!-- layers-table -->", "<!-- /layers-table -->"
 LAYERS: tuple[tuple[str, ...], ...] = tuple(names for names, _holds in LAYER_ROWS)
 PACKAGES = {f"{KIT}." + ".".join(p.parent.relative_to(ROOT / KIT).parts) for p in (ROOT / KIT).rglob("__init__.py")}
 
@@ -169,18 +169,8 @@ def test_every_package_and_top_level_module_has_a_layer_and_each_only_one() -> N
 
 
 def test_the_readmes_table_of_layers_is_the_modules() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert text.count(TABLE_START) == 1 and text.count(TABLE_END) == 1, f"README.md needs {TABLE_START} ... {TABLE_END}"
-    before, rest = text.split(TABLE_START)
-    table, after = rest.split(TABLE_END)
-    wanted = f"\n{layers_table()}\n"
-    if table != wanted and current_settings().update_golden:
-        README.write_text(before + TABLE_START + wanted + TABLE_END + after, encoding="utf-8")
-        return
-    assert table == wanted, (
-        "README.md's table of layers differs from gradelib/layers.py: regenerate it with"
-        " GRADELIB_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_layers.py -k readme"
-    )
+    what = "table of layers differs from gradelib/layers.py"
+    assert_readme_block(README, "layers-table", layers_table(), what, "tests/unit/test_layers.py")
 
 
 def test_the_checks_see_an_import_inside_a_function_and_a_cycle(tmp_path: Path) -> None:
