@@ -23,7 +23,7 @@ from gradelib.environment.ownsetup import Step
 from gradelib.environment.toolsetup import limits, route, tail, trust_settings
 from gradelib.errors import InstallError
 from gradelib.sandbox import Sandbox
-from gradelib.sandbox.mounts import COPY, LINK, MODULES, NODE_MODULES, VENV_LINK, Mounts
+from gradelib.sandbox.mounts import COPY, LINK, MODULES, NODE_MODULES, OVERLAY, VENV_LINK, Mounts
 from gradelib.sandbox.registryproxy import RegistryProxy, registry_hosts
 
 KEPT = "own"  # where what the step made is kept, in its cache folder, as it lay in the copy
@@ -48,10 +48,13 @@ def run(
     named: Sequence[tools.Provisioned],
     settings: InstallSettings,
     registry: str,
+    environments: Sequence[Path] = (),
 ) -> dict[str, Any]:
     """Run the steps on a copy of the submission at `root`, seeing what `mounts` gives every run and the
-    `named` tools; keep what they made under `folder/own`. Returns the evidence (each command, why, what
-    it made); raises InstallError with the step's own last lines."""
+    `named` tools; keep what they made under `folder/own`. The kit's `environments` are seen writable
+    through an overlay whose writes are dropped (a Makefile's `pip install -r requirements.txt` into the
+    active environment is a step a reviewer runs; it changes nothing the runs see). Returns the evidence
+    (each command, why, what it made); raises InstallError with the step's own last lines."""
     if settings.offline:
         raise InstallError(
             "setup", f"offline: the submission's own setup `{shlex.join(steps[0].argv)}` needs the index"
@@ -63,6 +66,7 @@ def run(
         read_only=(*mounts.read_only, *(str(each.root) for each in named)),
         bin_dirs=(*(str(each.bin_dir) for each in named), *mounts.bin_dirs),
         placeholders=(*mounts.placeholders, *((str(each.root), f"<{each.tool.name}>") for each in named)),
+        binds=(*mounts.binds, *((str(folder), str(folder), OVERLAY) for folder in environments)),
         stable_paths=True,
     )
     proxy = RegistryProxy(registry_hosts(settings.index_url, registry))

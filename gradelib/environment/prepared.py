@@ -478,7 +478,8 @@ def _own(
     steps: list[ownsetup.Step], root: Path, folder: Path, key: str, made: Environment, settings: InstallSettings,
     registry: str,
 ) -> cache.Manifest:  # fmt: skip
-    evidence_of = ownrun.run(steps, root, folder, made.mounts(), made.named, settings, registry)
+    environments = [i.folder for i in made._installed() if not i.stable]  # a tool's own: overlaid already
+    evidence_of = ownrun.run(steps, root, folder, made.mounts(), made.named, settings, registry, environments)
     return cache.Manifest(key, OWN, (), float(evidence_of["seconds"]), setup=evidence_of)
 
 

@@ -175,6 +175,21 @@ def test_a_command_missing_on_the_grading_machine_is_an_error_not_a_fail(
     assert all("`conda` is not on the grading machine" in line["message"] for line in document["lines"])
 
 
+def test_a_setup_step_that_installs_into_the_active_environment_runs_and_changes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`make install` = `pip install -r requirements.txt` into whatever environment is active: the kit's
+    (read-only to every run) is writable to the step through an overlay whose writes are dropped."""
+    files = {
+        "requirements.txt": "six\n",
+        "Makefile": "install:\n\tpip install -r requirements.txt\n\tpip install six\n",
+        "README.md": "# Triage\n\n## Setup\n\n```\nmake install\n./run.sh replay\n```\n",
+    }
+    document = _check("replay", _replay_like(tmp_path / "make-install", files), capsys)
+    assert {line["outcome"] for line in document["lines"]} == {"pass"}, [line["message"] for line in document["lines"]]
+    assert _own_steps(document["environment"]) == ["make install"]
+
+
 def test_a_tool_of_the_table_that_run_sh_names_is_on_the_runs_path(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -269,7 +269,8 @@ def test_a_python_program_that_crashes_on_start_fails_every_line_with_its_error(
     report = replay.check(sub)
     assert set(_outcomes(report).values()) == {"fail"}, {line.id: line.message for line in report.lines}
     error = "ModuleNotFoundError: No module named 'prompts'"
-    assert report.line("identical").message == f"replay run A exited 1: {error}"
+    undeclared = "imports `prompts`, which nothing in the submission declares"  # the one rule: the candidate's
+    assert report.line("identical").message == f"{undeclared}: replay run A exited 1: {error}"
     missing = report.line("missing_fixture")
     assert "does not run at all" in missing.message and error in missing.message
     assert "never called the stub" in report.line("record").message and error in report.line("record").message

@@ -78,8 +78,8 @@ def test_report_json_has_the_stable_shape(cohort: dict[str, Report]) -> None:
     assert set(data) == {"takehome", "submission", "lines", "facts", "environment", "total", "max_total"}
     environment = data["environment"]
     assert set(environment) == {
-        "declared", "installed", "project", "lockfiles", "refused", "notes", "flags", "error", "python",
-        "node",
+        "declared", "installed", "project", "lockfiles", "refused", "setup_steps", "tools", "notes", "flags",
+        "error", "python", "node",
     }  # fmt: skip
     assert environment["declared"] == [] and environment["installed"] == [] and environment["error"] is None
     assert data["takehome"] == "replay" and data["submission"] == "amara-okafor"
