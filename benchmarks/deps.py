@@ -35,7 +35,7 @@ import runner  # noqa: E402
 
 from gradelib import batch  # noqa: E402
 from gradelib.environment import InstallSettings, prepare, read_declaration  # noqa: E402
-from gradelib.environment.settings import ENV_CACHE_DIR  # noqa: E402
+from gradelib.environment.installsettings import ENV_CACHE_DIR  # noqa: E402
 
 WARM_TARGET = 0.5  # seconds per submission with a warm cache
 SMOKE_SAMPLE = "ines-ferreira"  # --smoke: this sample alone (one requirements.txt), its figures meaning nothing

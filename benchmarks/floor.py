@@ -30,6 +30,7 @@ from typing import Any
 from gradelib import takehomes
 from gradelib.environment import Environment, prepare
 from gradelib.sandbox import SANDBOX_PATH, Isolation, RunResult, base_environment, link_node_modules
+from gradelib.takehome import KEY_FILE, RESULT_MARKER
 from gradelib.takehomes import payments, replay
 from gradelib.takehomes.payments.clientruns import (
     AMOUNT,
@@ -39,12 +40,11 @@ from gradelib.takehomes.payments.clientruns import (
     HANDOUT_STUB,
     ORDERS_AMOUNTS,
     OUTAGE_REPEAT_UNDER_SECONDS,
-    RESULT_MARKER,
     WITH_STUB,
     find_tests,
     seed_for,
 )
-from gradelib.takehomes.payments.gateway import Gateway
+from gradelib.takehomes.payments.fakegateway import Gateway
 from gradelib.takehomes.payments.suites import run_suites
 from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
 from gradelib.takehomes.rubric import takehome_data
@@ -59,7 +59,6 @@ SCENARIO_TIMEOUT = 30.0
 SLOW_TIMEOUT = 40.0
 TEST_TIMEOUT = 120.0
 KILL_POLL = 0.005
-KEY_FILE = ".gradelib-result-key"  # the driver reads this run's key from it (and deletes it) before the candidate loads
 
 
 @dataclass(frozen=True)

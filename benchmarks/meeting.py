@@ -250,7 +250,7 @@ def timed(label, function):
     return wrapper
 reportfiles.refresh_score_tables = timed("score-table refresh", reportfiles.refresh_score_tables)
 summary.execute = timed("notebook run (papermill)", summary.execute)
-summary.export_html = timed("HTML export", summary.export_html)
+summary.write_report = timed("HTML export", summary.write_report)
 sys.argv = ["gradelib", *sys.argv[1:]]
 code = cli.main()  # as the console script calls it
 spent["whole main()"] = time.perf_counter() - started

@@ -55,7 +55,7 @@ from gradelib.environment import (  # noqa: E402
     toolpin,
     tools,
 )
-from gradelib.environment.declared import Reader  # noqa: E402
+from gradelib.environment.declarationrecords import Reader  # noqa: E402
 from gradelib.environment.nodesetup import WORKSPACE_FILES  # noqa: E402
 from gradelib.environment.nodesetup import provision as provision_node  # noqa: E402
 from gradelib.sandbox.mounts import STABLE_ENV, STABLE_SUBMISSION  # noqa: E402

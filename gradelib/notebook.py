@@ -26,7 +26,7 @@ from gradelib.intake import ingest
 from gradelib.result import LineResult, Report
 from gradelib.review.rubricview import tier_rows
 from gradelib.review.verdicts import report_card, saved_scores
-from gradelib.takehomes.plugin import Grading, TakeHome
+from gradelib.takehomes.contract import Grading, TakeHome
 from gradelib.takehomes.rubric import Rubric, default_rubric, load_rubric
 
 VIEWS_SUFFIX = ".views.json"  # beside the JSON result: the take-home's views (`Grading.views()`)
@@ -124,8 +124,8 @@ class NotebookGrading:
         """A line's card (by id, or a result), titled from the rubric; a judgment line shows the note."""
         result = self.line(line) if isinstance(line, str) else line
         if result.id in self.plugin.note_lines:
-            return render.note_card(result, self.title(result.id))
-        return render.line_html(result, self.title(result.id))
+            return render.note_card(result, self.title(result.id), self.plugin.labels)
+        return render.line_html(result, self.title(result.id), self.plugin.labels)
 
     def header(self) -> render.Html:
         """Who is graded, with which rubric, and what was done and when: the checks run (now, or by the batch)

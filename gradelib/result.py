@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -123,11 +123,3 @@ class Report:
     def to_json(self, indent: int | None = None) -> str:
         """`to_dict` as JSON text."""
         return json.dumps(self.to_dict(), indent=indent, sort_keys=False, default=str)
-
-
-def outcome_counts(lines: Sequence[LineResult]) -> dict[str, int]:
-    """How many lines ended in each outcome."""
-    counts: dict[str, int] = {outcome: 0 for outcome in OUTCOMES}
-    for line in lines:
-        counts[line.outcome] += 1
-    return counts

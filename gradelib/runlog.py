@@ -1,7 +1,7 @@
 """Which sandboxed runs a piece of work made: every run is recorded into the collectors open in its context.
 
 A rubric line is judged from the runs its check made, directly or through the cached runs it read
-(`gradelib.lazy.cached` keeps each cached value's runs and hands them on each time it is read), so the
+(`gradelib.cached.cached` keeps each cached value's runs and hands them on each time it is read), so the
 one rule that tells the kit's shortfall from the candidate's fault (`takehomes/shortfall.py`) sees them
 without a check having to pass them on. Work started in another thread carries the context along
 through `in_context`.

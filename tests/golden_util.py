@@ -34,3 +34,23 @@ def assert_golden(name: str, text: str) -> None:
         )
     )
     raise AssertionError(f"output differs from tests/golden/{name} (set {UPDATE_ENV}=1 to accept it):\n{diff}")
+
+
+def assert_readme_block(readme: Path, marker: str, wanted: str, what: str, rerun: str) -> None:
+    """README.md's block between `<!-- marker -->` and `<!-- /marker -->` is `wanted` (generated from the code).
+
+    With GRADELIB_UPDATE_GOLDEN=1 the block is written instead. `what` names the table and its source in the
+    message, `rerun` the test file that regenerates it.
+    """
+    start, end = f"<!-- {marker} -->", f"<!-- /{marker} -->"
+    text = readme.read_text(encoding="utf-8")
+    assert text.count(start) == 1 and text.count(end) == 1, f"{readme.name} needs {start} ... {end}"
+    before, rest = text.split(start)
+    shown, after = rest.split(end)
+    wanted = f"\n{wanted}\n"
+    if shown != wanted and current_settings().update_golden:
+        readme.write_text(before + start + wanted + end + after, encoding="utf-8")
+        return
+    assert shown == wanted, (
+        f"{readme.name}'s {what}: regenerate it with {UPDATE_ENV}=1 .venv/bin/python -m pytest {rerun} -k readme"
+    )

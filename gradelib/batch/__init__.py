@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from gradelib.batch.fanout import GradeOutcome, default_jobs, grade
+from gradelib.batch.driver import GradeOutcome, default_jobs, grade
 
 __all__ = ["GradeOutcome", "default_jobs", "grade"]

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from gradelib.batch.fanout import GradeOutcome
+from gradelib.batch.driver import GradeOutcome
 from gradelib.safetext import terminal_text
 
 NO_COLOR = "NO_COLOR"  # no-color.org: set to anything but the empty string, no colour

@@ -9,9 +9,9 @@ cuts a grading that is only slow, and ends one that hangs on the kit's side.
 from __future__ import annotations
 
 from gradelib import takehomes
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.errors import GradelibError
-from gradelib.takehomes.plugin import DEFAULT_RUN_SECONDS
+from gradelib.takehomes.contract import DEFAULT_RUN_SECONDS
 
 MARGIN_SECONDS = 120.0  # a kernel's start and stop, the notebook's cells, the loopback servers
 INSTALL_STEPS = 5  # a Python setup (its tool provisioned, then up to three commands) and a Node one, each capped

@@ -2,9 +2,9 @@
 
 A worker shares nothing with the driver but the kit: no paths, no database. A `Parcel`
 carries the staged submission as a tar archive, a small gradebook excerpt for the
-notebook's scoring panel, the install settings that must match the driver's, and the
-parameters the saved notebook should show. `Artifacts` carry the executed notebook, its
-HTML, the JSON result and the kernel log back; the driver alone writes reports and rows.
+notebook's scoring panel and the install settings that must match the driver's. `Artifacts`
+carry the executed notebook, the JSON result, the views and the kernel log back; the driver
+alone makes and writes reports, and writes rows.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gradelib.environment.settings import (
+from gradelib.environment.installsettings import (
     ENV_BUILD_SOURCE,
     ENV_INDEX_URL,
     ENV_INSTALL_SECONDS,
@@ -45,7 +45,6 @@ class Parcel:
     files: bytes  # the staged submission, a tar archive (links kept as links)
     gradebook: bytes  # an excerpt: this submission's row and reviewer scores, for the panel
     install_env: tuple[tuple[str, str], ...] = ()
-    shown_parameters: tuple[tuple[str, str], ...] = ()  # what the saved notebook's parameters cell says
     deadline: float | None = None  # seconds the worker gives the notebook before it kills its kernel
 
     @property
@@ -62,8 +61,7 @@ class Artifacts:
     error: str | None  # the notebook's failure in one line, or None
     seconds: float  # the grading's own time on the worker
     worker: str  # host name of the machine that graded it
-    notebook: bytes | None = None
-    html: bytes | None = None
+    notebook: bytes | None = None  # the executed notebook, as its kernel ran it (the driver makes the report of it)
     result: bytes | None = None  # the JSON result the notebook saved
     log: bytes = b""  # the kernel's stderr
     views: bytes | None = None  # what the notebook shows beyond the lines (stored beside the result)
@@ -72,7 +70,7 @@ class Artifacts:
     @property
     def size(self) -> int:
         """Bytes on the wire, about."""
-        return sum(len(part or b"") for part in (self.notebook, self.html, self.result, self.log, self.views))
+        return sum(len(part or b"") for part in (self.notebook, self.result, self.log, self.views))
 
 
 def install_env(environ: Mapping[str, str]) -> tuple[tuple[str, str], ...]:

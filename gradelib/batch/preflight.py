@@ -9,7 +9,7 @@ from pathlib import Path
 from gradelib import takehomes
 from gradelib.errors import GradelibError
 from gradelib.sandbox import Isolation, Sandbox, libfaketime, tool
-from gradelib.takehomes.bases import check_starter
+from gradelib.similarity.handoutbase import check_starter
 
 PROBE = ("true",)
 

@@ -1,7 +1,7 @@
 """Workers forked from one warm process: what every local grading worker needs, paid for once per batch.
 
 A worker started as a new interpreter spends seconds before its first submission: importing
-papermill, nbclient and nbconvert, loading the take-homes, compiling the HTML exporter's templates.
+papermill and nbclient, loading the take-homes (the reports' HTML is the driver's: `review/reportwriter.py`).
 With several workers on two cores those seconds add up. The batch's local workers are instead
 forked from multiprocessing's fork server, which imports this module once: `preload()` does the
 work at import, every worker forked afterwards starts with it done (`worker.adopt`, the pool's
@@ -20,8 +20,8 @@ PRELOAD_PATH: list[str] = []  # sys.path when this process preloaded (a worker f
 
 
 def preload() -> None:
-    """Import what a grading imports and compile the HTML exporter's templates (an empty export)."""
-    from gradelib.imports import without_iri_grammars
+    """Import what a grading imports."""
+    from gradelib.jsonschemapatch import without_iri_grammars
 
     PRELOAD_PATH[:] = sys.path
     without_iri_grammars()
@@ -31,12 +31,10 @@ def preload() -> None:
     from gradelib import takehomes
     from gradelib.batch import worker  # noqa: F401
     from gradelib.execution import engine, kernelfork
-    from gradelib.review.reportfiles import warm_exporter
 
     engine.register()
     for plugin in takehomes.available():
         plugin.notebook()
-    warm_exporter()
     kernelfork.preload()  # so that each worker forks its kernel fork server ready (`worker.adopt`)
 
 

@@ -8,9 +8,7 @@ nothing of the driver's file system and writes nothing outside its temporary fol
 from __future__ import annotations
 
 import atexit
-import contextlib
 import importlib
-import json
 import logging
 import multiprocessing.util
 import os
@@ -24,22 +22,20 @@ from pathlib import Path
 from gradelib import __version__, takehomes
 from gradelib.batch import parcel
 from gradelib.batch.parcel import Artifacts, Parcel
-from gradelib.errors import GradelibError
 from gradelib.execution import kernelfork
-from gradelib.execution.execute import execute, export_html, notebook_for, show_parameters
-from gradelib.notebook import report_from_dict, views_path
-from gradelib.review.panel import ENV_HEADLESS
-from gradelib.review.reportfiles import BATCH_ONLY, take_score_table
-from gradelib.sandbox import launched
+from gradelib.execution.execute import execute, notebook_for
+from gradelib.notebook import views_path
+from gradelib.review.scoringpanel import ENV_HEADLESS
+from gradelib.sandbox import launchclient
 from gradelib.settings import current_settings
 
 GRADEBOOK = "gradebook.sqlite"
 PREFIX = "gradelib:"
 # the start of each notice the kit writes when it falls back (the launcher's, in the kernel; the fork server's, here)
-NOTICES = (f"{PREFIX} {kernelfork.FALLBACK_NOTICE}".split("{")[0], launched.FALLBACK_NOTICE.split("{")[0])
+NOTICES = (f"{PREFIX} {kernelfork.FALLBACK_NOTICE}".split("{")[0], launchclient.FALLBACK_NOTICE.split("{")[0])
 LOG = logging.getLogger("gradelib.batch.worker")
 KERNEL_LOG = "kernel.log"
-WARMUP_MODULE = "gradelib.batch.warmup"  # what the batch's fork server preloads (fanout)
+WARMUP_MODULE = "gradelib.batch.warmup"  # what the batch's fork server preloads (driver.py)
 PROBE_ARGV = ("/bin/true",)
 
 
@@ -81,7 +77,7 @@ def adopt(environ: Mapping[str, str], cwd: str, path: Sequence[str]) -> None:
 
 
 def grade_parcel(item: Parcel) -> Artifacts:
-    """Unpack, run the take-home's notebook, export HTML; everything comes back as bytes."""
+    """Unpack, run the take-home's notebook; everything comes back as bytes (the driver makes the report)."""
     started = time.monotonic()
     host = socket.gethostname()
     if item.kit_version != __version__:  # the same results anywhere: the same kit everywhere
@@ -99,16 +95,12 @@ def grade_parcel(item: Parcel) -> Artifacts:
             "result_path": str(result),
             "gradebook": str(book),
             "rerun": True,  # run the checks (a reviewer's session shows the stored results instead)
-            "save": True,  # write result_path (execute() sets both back for reviewers afterwards)
+            "save": True,  # write result_path (the driver's report sets both back for reviewers)
         }
         # the kernel's panel renders as a read-only table; install settings are the driver's
         env = {ENV_HEADLESS: "1", **dict(item.install_env)}
         error = execute(notebook_for(item.takehome), notebook, parameters, env=env, log=log, deadline=item.deadline)
-        show_parameters(notebook, {**dict(item.shown_parameters), **BATCH_ONLY})  # as a reviewer finds it
         data = _read(result)
-        if error is None and data is not None:  # with this run's lines, as the driver's gradebook will show them
-            _take_score_table(notebook, book, item, data)
-        html = export_html(notebook)
         if data is None and error is None:
             error = "the notebook ran but wrote no result"
         kernel_log = _read(log) or b""
@@ -120,22 +112,12 @@ def grade_parcel(item: Parcel) -> Artifacts:
             error,
             time.monotonic() - started,
             host,
-            notebook=_read(notebook),
-            html=_read(html) if html else None,
+            notebook=_read(notebook),  # as its kernel ran it: the driver makes the report of it, once
             result=data,
             log=kernel_log,
             views=_read(views_path(result)),
             notices=notices,
         )
-
-
-def _take_score_table(notebook: Path, book: Path, item: Parcel, result: bytes) -> None:
-    try:
-        lines = report_from_dict(json.loads(result)).lines
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return  # the driver says the result is unreadable
-    with contextlib.suppress(GradelibError, OSError, ValueError):  # else the driver takes the table itself
-        take_score_table(notebook, book, item.takehome, item.label, lines)
 
 
 def fallback_notices(kernel_log: bytes) -> tuple[str, ...]:

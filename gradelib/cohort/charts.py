@@ -319,8 +319,3 @@ def failure_view(cohort: Cohort) -> Html:
 
 
 CHARTS = (score_distribution, line_mix, reviewer_comparison, failure_chart, agreement_chart, leniency_chart)
-
-
-def all_charts(cohort: Cohort) -> dict[str, Figure | Html]:
-    """Every chart by function name (tests render them all)."""
-    return {chart.__name__: chart(cohort) for chart in CHARTS}

@@ -5,6 +5,7 @@ score per take-home as a histogram, the threshold marked and the flagged pairs n
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import dataclasses
 import functools
@@ -14,14 +15,15 @@ from pathlib import Path
 
 from matplotlib.figure import Figure
 
-from gradelib.cohort import agreement
+from gradelib.cohort import agreement, drawing
 from gradelib.cohort.table import Cohort
-from gradelib.display.render import STYLE, Html
+from gradelib.display.render import STYLE, Html, table_html
 from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook
 from gradelib.safetext import html_visible
 from gradelib.similarity import THRESHOLD, SimilarPair, cohort_pairs, refresh
-from gradelib.takehomes.bases import handout_base
+from gradelib.similarity.handoutbase import handout_base
+from gradelib.similarity.scan import Scan
 
 MAX_BARS = 25
 BINS = 20  # the histogram's bins: 5 % of a side's code each
@@ -186,3 +188,32 @@ def _named(cohort: Cohort, pair: SimilarPair) -> SimilarPair:
         dataclasses.replace(side, label=_side(cohort, pair, which)) for side, which in ((pair.a, "a"), (pair.b, "b"))
     ]
     return dataclasses.replace(pair, a=sides[0], b=sides[1])
+
+
+def scan_html(found: Scan, threshold: float = THRESHOLD) -> str:
+    """The scan as one HTML page a meeting looks at: per take-home, the histogram of every pair's score (the
+    threshold marked, the flagged pairs named), then the pairs as a table, highest first (all escaped)."""
+    parts = [f"<!doctype html><meta charset='utf-8'><title>gradelib similarity scan</title>{STYLE}"]
+    parts.append("<h1>Similar submissions</h1>")
+    for takehome, count in found.submissions.items():
+        pairs = [pair for pair in found.pairs if pair.takehome == takehome]
+        total = count * (count - 1) // 2
+        chart = pair_histogram([pair_scores(takehome, pairs, total, threshold)], threshold)
+        picture = chart.body if isinstance(chart, Html) else _img(drawing.png(chart))
+        rows = [
+            {
+                "left": pair.a.label, "right": pair.b.label, "share": f"{pair.match.share:.0%}",
+                "left share": f"{pair.match.a_share:.0%}", "right share": f"{pair.match.b_share:.0%}",
+                "longest match (lines)": pair.match.longest,
+            }
+            for pair in pairs
+        ]  # fmt: skip
+        title = html_visible(f"{takehome}: {count} submissions, {total} pairs")
+        parts.append(f"<div class='gl-card'><h2>{title}</h2>{picture}{table_html(rows)}</div>")
+    for problem in found.problems:
+        parts.append(f"<div class='gl-card'>not scanned: {html_visible(problem)}</div>")
+    return "\n".join(parts) + "\n"
+
+
+def _img(png: bytes) -> str:
+    return f"<img alt='histogram of pair scores' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from gradelib.cohort.table import Filters
 from gradelib.errors import GradelibError
-from gradelib.execution.execute import execute, export_html
+from gradelib.execution.execute import execute
 from gradelib.gradebook import DEFAULT_PATH, require
-from gradelib.review.reportfiles import warm_exporter
+from gradelib.review.reportwriter import ReportForm, warm_exporter, write_report
 from gradelib.review.scoretable import ENV_HEADLESS
-from gradelib.takehomes.plugin import KIT_NOTEBOOKS
+from gradelib.takehomes.contract import KIT_NOTEBOOKS
 
 SUMMARY_NOTEBOOK = KIT_NOTEBOOKS / "summary.ipynb"  # the top-level notebooks/, package data in the wheel
 SUMMARY_NAME = "summary.ipynb"
@@ -103,9 +103,16 @@ def run_summary(
             fork=False,
             shutdown="immediate",
         )  # headless: a report records nothing
-        html = exporter.submit(export_html, target).result()
+        html = exporter.submit(_final, target).result()
     if error is not None:
         raise SummaryFailed(target, error)
     if html is None:
         raise SummaryFailed(target, "the executed notebook was not written")
     return html
+
+
+def _final(target: Path) -> Path | None:
+    """The summary's final form, written once: its notebook as a reader opens it, and its HTML (no code)."""
+    if not target.is_file():
+        return None
+    return write_report(target, target.read_bytes(), ReportForm())[target.with_suffix(".html")]

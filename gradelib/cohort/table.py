@@ -29,7 +29,7 @@ from gradelib.display.render import STYLE, Html
 from gradelib.errors import GradelibError, RubricError, UnknownTakehome
 from gradelib.gradebook import DEFAULT_PATH, RunRow, ScoreEntry, SubmissionRow
 from gradelib.gradebook.health import open_checked
-from gradelib.meeting.records import Decision, Resolution, latest_decisions, latest_resolutions
+from gradelib.gradebook.meetingrecords import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
 from gradelib.safetext import html_visible
 from gradelib.takehomes.rubric import UNDECIDED, Rubric, RubricLine, default_rubric

@@ -11,6 +11,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from gradelib.result import LineResult, Report
@@ -31,7 +32,8 @@ OUTCOME_SYMBOLS = {
     "needs_review": "REVIEW",
 }
 # The kit's own evidence keys (a run's, a diff's) as a reader says them. A take-home names its own in
-# `TakeHome.labels`, added here when it is loaded; any other key reads with its underscores as spaces.
+# `TakeHome.labels`, handed to each view that shows its evidence; any other key reads with its underscores
+# as spaces.
 LABELS = {
     "duration_s": "duration (s)",
     "exit_code": "exit code",
@@ -43,7 +45,7 @@ LABELS = {
     "stopped_by_kit": "stopped by the kit",
     "note_file": "note file",
 }
-_TAKEHOME_LABELS: dict[str, str] = {}
+NO_LABELS: Mapping[str, str] = MappingProxyType({})
 MAX_TABLE_ROWS = 60
 NOTE_TITLE = "NOTE.md"
 MAX_TEXT_CHARS = 20_000
@@ -100,37 +102,36 @@ def diff_html(unified: str) -> str:
     return "<pre>" + "".join(rows) + "</pre>"
 
 
-def label(key: object) -> str:
-    """An evidence key as a readable label: "exit_code" -> "exit code", "chargeId" -> "charge id"."""
+def label(key: object, labels: Mapping[str, str] = NO_LABELS) -> str:
+    """An evidence key as a readable label: "exit_code" -> "exit code", "chargeId" -> "charge id" (with a take-home's
+    `labels`; the kit's own keys keep theirs)."""
     text = str(key)
-    return LABELS.get(text) or _TAKEHOME_LABELS.get(text) or text.replace("_", " ")
+    return LABELS.get(text) or labels.get(text) or text.replace("_", " ")
 
 
-def add_labels(labels: Mapping[str, str]) -> None:
-    """A take-home's evidence keys as a reader says them (the kit's own keys keep theirs)."""
-    _TAKEHOME_LABELS.update({str(k): str(v) for k, v in labels.items() if k not in LABELS})
-
-
-def table_html(rows: Sequence[Mapping[str, Any]]) -> str:
-    """Rows of dicts as an HTML table (columns from all rows, values escaped)."""
+def table_html(rows: Sequence[Mapping[str, Any]], labels: Mapping[str, str] = NO_LABELS) -> str:
+    """Rows of dicts as an HTML table (columns from all rows, values escaped; keys read with `labels`)."""
     columns: list[str] = []
     for row in rows:
         columns += [k for k in row if k not in columns]
-    head = "".join(f"<th>{html_visible(label(c))}</th>" for c in columns)
+    head = "".join(f"<th>{html_visible(label(c, labels))}</th>" for c in columns)
     body = "".join(
-        "<tr>" + "".join(f"<td>{_cell(row.get(c))}</td>" for c in columns) + "</tr>" for row in rows[:MAX_TABLE_ROWS]
+        "<tr>" + "".join(f"<td>{_cell(row.get(c), labels)}</td>" for c in columns) + "</tr>"
+        for row in rows[:MAX_TABLE_ROWS]
     )
     more = f"<p>... and {len(rows) - MAX_TABLE_ROWS} more rows</p>" if len(rows) > MAX_TABLE_ROWS else ""
     return f"<table><tr>{head}</tr>{body}</table>{more}"
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, labels: Mapping[str, str]) -> str:
     if value is None:
         return ""
     if isinstance(value, list) and all(not isinstance(v, (dict, list)) for v in value):
         return html_visible(", ".join(str(v) for v in value)[:300])
     if isinstance(value, Mapping) and all(not isinstance(v, (dict, list)) for v in value.values()):
-        return "<br>".join(f"{html_visible(label(k))}: {html_visible(_scalar(v))}" for k, v in list(value.items())[:12])
+        return "<br>".join(
+            f"{html_visible(label(k, labels))}: {html_visible(_scalar(v))}" for k, v in list(value.items())[:12]
+        )
     if isinstance(value, (dict, list)):
         return f"<code>{html_visible(json.dumps(value, default=str)[:300])}</code>"
     return html_visible(_scalar(value)[:300])
@@ -143,21 +144,24 @@ def _scalar(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
-def evidence_html(evidence: Any, key: str = "") -> str:
-    """Any evidence value, readably: diffs highlighted, lists of records as tables, text as <pre>."""
+def evidence_html(evidence: Any, key: str = "", labels: Mapping[str, str] = NO_LABELS) -> str:
+    """Any evidence value, readably: diffs highlighted, lists of records as tables, text as <pre> (keys read
+    with a take-home's `labels`)."""
     if key == "unified_diff" and isinstance(evidence, str):
         return diff_html(evidence) if evidence else "<p>(no difference)</p>"
     if isinstance(evidence, Mapping):
         if evidence and all(_short_scalar(v) for v in evidence.values()):
             rows = "".join(
-                f"<tr><th>{html_visible(label(k))}</th><td>{_cell(v)}</td></tr>" for k, v in evidence.items()
+                f"<tr><th>{html_visible(label(k, labels))}</th><td>{_cell(v, labels)}</td></tr>"
+                for k, v in evidence.items()
             )
             return f"<table>{rows}</table>"
         parts = []
         for sub_key, value in evidence.items():
             if value in (None, "", [], {}):
                 continue
-            parts.append(f'<div class="gl-key">{html_visible(label(sub_key))}</div>{evidence_html(value, sub_key)}')
+            shown = evidence_html(value, sub_key, labels)
+            parts.append(f'<div class="gl-key">{html_visible(label(sub_key, labels))}</div>{shown}')
         return "".join(parts)
     if isinstance(evidence, list):
         if evidence and all(isinstance(item, Mapping) for item in evidence):
@@ -166,8 +170,8 @@ def evidence_html(evidence: Any, key: str = "") -> str:
                 for item in evidence
                 for k, v in item.items()
             ):
-                return table_html(evidence)
-            return "".join(f"<div>{evidence_html(item)}</div>" for item in evidence)
+                return table_html(evidence, labels)
+            return "".join(f"<div>{evidence_html(item, labels=labels)}</div>" for item in evidence)
         return "<ul>" + "".join(f"<li>{html_visible(item)}</li>" for item in evidence[:MAX_TABLE_ROWS]) + "</ul>"
     if isinstance(evidence, str) and ("\n" in evidence or len(evidence) > 120):
         return f"<pre>{html_visible(_truncate(evidence))}</pre>"
@@ -200,11 +204,12 @@ def points_text(line: LineResult) -> str:
     return f"{shown} / {line.max_points:g}"
 
 
-def line_html(line: LineResult, title: str = "") -> Html:
-    """One rubric line as a card: verdict, message, then the evidence."""
+def line_html(line: LineResult, title: str = "", labels: Mapping[str, str] = NO_LABELS) -> Html:
+    """One rubric line as a card: verdict, message, then the evidence (its keys read with the take-home's
+    `labels`)."""
     heading = f"{badge(line.outcome)} <b>{html_visible(title or line.id)}</b> &nbsp; {html_visible(points_text(line))}"
     tier = f" &nbsp; suggested tier: <b>{html_visible(line.tier)}</b>" if line.tier else ""
-    body = evidence_html(line.evidence)
+    body = evidence_html(line.evidence, labels=labels)
     details = f"<details open><summary>evidence</summary>{body}</details>" if body else ""
     text = terminal_text(
         f"{OUTCOME_SYMBOLS.get(line.outcome, line.outcome)} {title or line.id} {points_text(line)}: {line.message}"
@@ -392,7 +397,7 @@ def hints_html(hints: Sequence[Mapping[str, Any]]) -> str:
     return f"<table><tr><th>line</th><th>hint</th><th>text</th></tr>{rows}</table>"
 
 
-def note_card(line: LineResult, title: str = "") -> Html:
+def note_card(line: LineResult, title: str = "", labels: Mapping[str, str] = NO_LABELS) -> Html:
     """A judgment line's card: verdict, the kit's hints, other evidence, then the note itself.
 
     The note (evidence `note_html`) is sanitized again here, so a report read back from
@@ -404,7 +409,7 @@ def note_card(line: LineResult, title: str = "") -> Html:
     heading = f"{badge(line.outcome)} <b>{html_text(title or line.id)}</b>"
     tier = f" &nbsp; suggested tier: <b>{html_text(line.tier)}</b>" if line.tier else ""
     hints_block = f"<details open><summary>hints for the reviewer (never scored)</summary>{hints_html(hints)}</details>"
-    other = evidence_html(evidence)
+    other = evidence_html(evidence, labels=labels)
     other_block = f"<details><summary>evidence</summary>{other}</details>" if other else ""
     note_block = (
         f'<div class="gl-key">{html_text(NOTE_TITLE)} (rendered safely)</div>'

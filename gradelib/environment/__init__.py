@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gradelib.environment.declaration import Declaration, read_declaration
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.prepared import Environment, Installed, prepare
-from gradelib.environment.settings import InstallSettings
 
 __all__ = ["Declaration", "Environment", "InstallSettings", "Installed", "prepare", "read_declaration"]

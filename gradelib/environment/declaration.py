@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from gradelib.environment import evidence, ownsetup, pipenv, poetry, pysetup, tooltable
-from gradelib.environment.declared import (
+from gradelib.environment.declarationrecords import (
     MAX_LOCK_BYTES,
     Declared,
     LockUse,

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment.declared import Reader
+from gradelib.environment.declarationrecords import Reader
 from gradelib.environment.tooltable import SetupRow
 
 PYPROJECT = "pyproject.toml"

@@ -6,8 +6,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.prepared import Environment, prepare
-from gradelib.environment.settings import InstallSettings
 from gradelib.errors import SubmissionError
 from gradelib.intake import ingest
 

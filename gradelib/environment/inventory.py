@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from gradelib.environment.declared import Reader, normal_name
+from gradelib.environment.declarationrecords import Reader, normal_name
 
 # Import names that differ from the distribution that provides them (the common ones): when the setup
 # installed nothing that provides one, this says which declared distribution should have.

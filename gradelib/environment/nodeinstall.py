@@ -11,9 +11,9 @@ from typing import Any
 from gradelib.environment import nodesetup
 from gradelib.environment.cache import Manifest
 from gradelib.environment.declaration import NodeDeclaration
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.npm import node_version, registry
 from gradelib.environment.project import digest
-from gradelib.environment.settings import InstallSettings
 from gradelib.sandbox.mounts import NODE_MODULES
 
 FOLDER = "node"

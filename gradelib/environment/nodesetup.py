@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from gradelib.environment import cache, tools, toolsetup, tooltable
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.tooltable import SetupRow
 from gradelib.errors import InstallError
 from gradelib.sandbox import safefs

@@ -6,7 +6,7 @@ import functools
 import shutil
 import subprocess
 
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.errors import InstallError
 
 DEFAULT_NPM_REGISTRY = "https://registry.npmjs.org/"

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from gradelib.environment import cache, tools
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.ownsetup import Step
-from gradelib.environment.settings import InstallSettings
 from gradelib.environment.toolsetup import limits, route, tail, trust_settings
 from gradelib.errors import InstallError
 from gradelib.sandbox import Sandbox

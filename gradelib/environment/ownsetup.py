@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from gradelib.environment import evidence, tooltable
-from gradelib.environment.declared import Reader
+from gradelib.environment.declarationrecords import Reader
 from gradelib.environment.inventory import BUILT
 from gradelib.sandbox.mounts import STABLE_SUBMISSION
 

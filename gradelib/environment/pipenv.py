@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from typing import Any
 
-from gradelib.environment.declared import (
+from gradelib.environment.declarationrecords import (
     Declared,
     Reader,
     index_names,

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from gradelib.environment.declared import (
+from gradelib.environment.declarationrecords import (
     Declared,
     Reader,
     index_names,

@@ -27,10 +27,10 @@ from gradelib.environment import (
     uvtool,
 )
 from gradelib.environment.declaration import LOCAL_PROTOCOLS, Declaration, read_declaration
-from gradelib.environment.declared import Declared, Reader, some_of
+from gradelib.environment.declarationrecords import Declared, Reader, some_of
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.inventory import Inventory
 from gradelib.environment.project import digest as project_digest
-from gradelib.environment.settings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, Mounts
 
@@ -207,6 +207,13 @@ class Environment:
             return None
         scripts = tooltable.row(str(setup.get("setup") or setup.get("tool"))).scripts
         return (str(self.node.tool_bin / scripts[0]), *scripts[1:]) if scripts else None
+
+    def python_runner(self) -> str | None:
+        """The Python package manager of the tool table that set the submission up (Hatch, Poetry), if one did:
+        its runs may start the program through it (`poetry run`, `hatch run`)."""
+        python = self.python
+        tool = str((python.setup or {}).get("tool")) if python is not None and python.setup else ""
+        return tool if tool in tools.TOOLS and tools.TOOLS[tool].ecosystem == "python" else None
 
     def runtime_dependencies(self) -> list[str]:
         """package.json `dependencies` names, sorted (`[]` when none)."""

@@ -22,7 +22,7 @@ from typing import Any
 
 from gradelib.environment import buildsystem
 from gradelib.environment.buildsystem import BuildSystem
-from gradelib.environment.declared import Reader
+from gradelib.environment.declarationrecords import Reader
 from gradelib.environment.pipenv import names_the_project
 
 PYPROJECT = "pyproject.toml"

@@ -8,7 +8,7 @@ import json
 import os
 from pathlib import Path, PurePosixPath
 
-from gradelib.environment.declared import normal_name
+from gradelib.environment.declarationrecords import normal_name
 from gradelib.environment.project import NOT_SOURCE
 
 MAX_ROOTS = 4

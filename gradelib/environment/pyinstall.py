@@ -20,10 +20,10 @@ from typing import Any
 from gradelib.environment import buildsystem, tools, toolsetup
 from gradelib.environment.cache import Manifest, adopt
 from gradelib.environment.declaration import PythonDeclaration
-from gradelib.environment.declared import normal_name, some_of
+from gradelib.environment.declarationrecords import normal_name, some_of
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.projectfiles import editable_roots, project_files, project_requires
 from gradelib.environment.pysetup import installed
-from gradelib.environment.settings import InstallSettings
 from gradelib.environment.toolsetup import Step
 from gradelib.environment.uvtool import index_options, interpreter_version, wheels_only
 from gradelib.errors import InstallError

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from gradelib.environment import cache, evidence, toolpin, tools, toolsetup, tooltable
-from gradelib.environment.declared import Reader
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.declarationrecords import Reader
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.tooltable import SetupRow
 from gradelib.errors import InstallError
 from gradelib.sandbox.mounts import STABLE_ENV

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gradelib.environment import tools, tooltable
 from gradelib.environment.capped import run_capped
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.uvtool import index_options, reason, uv_binary, uv_environment
 from gradelib.errors import InstallError
 

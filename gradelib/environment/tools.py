@@ -22,7 +22,7 @@ from pathlib import Path
 
 from gradelib.environment import cache, npm, tooltable
 from gradelib.environment.capped import Capped, run_capped
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.tooltable import Tool
 from gradelib.environment.uvtool import index_options, reason, uv_binary, uv_environment
 from gradelib.errors import InstallError

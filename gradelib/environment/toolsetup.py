@@ -16,7 +16,7 @@ from typing import Any
 
 from gradelib.environment import cache, tools
 from gradelib.environment.capped import size_text
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.errors import InstallError
 from gradelib.sandbox import Limits, RunResult, Sandbox, Service
 from gradelib.sandbox.mounts import STABLE_ENV, WRITABLE, Mounts

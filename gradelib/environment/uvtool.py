@@ -8,7 +8,7 @@ import re
 import shutil
 import subprocess
 
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.errors import InstallError
 
 OPT_IN = "--build-source (GRADELIB_BUILD_SOURCE=1) has uv build it inside the sandbox"

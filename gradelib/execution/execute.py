@@ -1,4 +1,4 @@
-"""Run one notebook with papermill (kernel on IPC transport) and export its HTML copy.
+"""Run one notebook with papermill (kernel on IPC transport), as its kernel runs it: its report is made elsewhere.
 
 A grading has a deadline, kept from outside its kernel: when it is spent, the kernel's whole
 process group is killed (its sandboxed runs and loopback servers go with it), and nbclient,
@@ -174,17 +174,16 @@ def execute(
     After `deadline` seconds the kernel is killed. Without `fork` the kernel is a new interpreter,
     not forked from the fork server (worth it only when the server serves many kernels).
     `shutdown` "immediate" kills the kernel once the notebook has run, instead of asking it to
-    exit (nbclient's `shutdown_kernel`).
-    Batch-only parameters given (`save`, `rerun`) are then set back in the executed notebook,
-    so a reviewer's Run All shows its stored results.
+    exit (nbclient's `shutdown_kernel`). The notebook is left as its kernel ran it: its final form
+    (the parameters a reviewer re-runs it with, the batch-only ones set back, its HTML) is made
+    once, by whoever writes the report (`review/reportwriter.py`).
     """
-    from gradelib.imports import without_iri_grammars
+    from gradelib.jsonschemapatch import without_iri_grammars
 
     without_iri_grammars()
     import papermill  # slow to import; only the workers need it
 
     from gradelib.execution import engine
-    from gradelib.review.reportfiles import BATCH_ONLY, prepare_for_reviewers
 
     watch = KernelWatch()
     timer = threading.Timer(deadline, watch.expire) if deadline else None
@@ -222,10 +221,6 @@ def execute(
         from gradelib.sandbox import diskcap
 
         diskcap.sweep_stale()
-    try:  # as a reviewer opens it: the batch-only parameters it was given (save, rerun) set back
-        prepare_for_reviewers(target, {key: value for key, value in BATCH_ONLY.items() if key in parameters})
-    except Exception as exc:  # an unreadable notebook stays as papermill left it, as evidence
-        error = error or f"cannot prepare the executed notebook for reviewers: {exc}"[:500]
     return error
 
 
@@ -242,26 +237,3 @@ def _kernel_gone(watch: KernelWatch, deadline: float | None) -> str | None:
         with contextlib.suppress(ValueError):
             return DIED_MESSAGE.format(how=signal.Signals(-code).name)
     return DIED_MESSAGE.format(how=f"exit {code}")
-
-
-def show_parameters(notebook: Path, parameters: Mapping[str, Any]) -> None:
-    """Rewrite the executed notebook's injected parameters cell to `parameters`.
-
-    A worker runs the notebook on its own temporary paths; the saved report shows the
-    driver's (staged submission, gradebook, result), so a reviewer can re-run it there.
-    """
-    import nbformat
-    from papermill.parameterize import parameterize_notebook
-
-    if not notebook.exists() or not parameters:
-        return
-    node = nbformat.read(notebook, as_version=4)
-    node = parameterize_notebook(node, dict(parameters), kernel_name=KERNEL, language="python")
-    nbformat.write(node, notebook)
-
-
-def export_html(notebook: Path) -> Path | None:
-    """An HTML copy beside the notebook, readable without Jupyter (no code inputs; see review/reportfiles.py)."""
-    from gradelib.review.reportfiles import export_html as export
-
-    return export(notebook)

@@ -58,7 +58,7 @@ PRELOAD = (
     "tornado.queues",
     "ipywidgets",
     "gradelib.notebook",
-    "gradelib.review.panel",
+    "gradelib.review.scoringpanel",
     "gradelib.similarity.report",
 )
 KERNEL_FDS = 2  # its stdout and stderr

@@ -14,7 +14,7 @@ from gradelib import __version__, atomicfile
 from gradelib.errors import GradebookError
 from gradelib.gradebook import Gradebook, ScoreEntry, line_record, utc_iso, utc_now
 from gradelib.gradebook.clarified import Clarification
-from gradelib.meeting.records import Decision, Resolution
+from gradelib.gradebook.meetingrecords import Decision, Resolution
 
 EXPORT_SCHEMA = 1
 Format = Literal["json", "csv"]

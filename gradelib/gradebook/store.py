@@ -20,10 +20,10 @@ from typing import Any, TypeVar
 from gradelib.errors import CommentRequired, GradebookError, GradebookMissing, ScoreRejected
 from gradelib.gradebook import backup as copies
 from gradelib.gradebook import clarified, codeprints, nearby
+from gradelib.gradebook import meetingrecords as meeting_records
 from gradelib.gradebook.clarified import Clarification
 from gradelib.gradebook.codeprints import CodeSource, StoredFile
-from gradelib.meeting import records as meeting_records
-from gradelib.meeting.records import Decision, Resolution
+from gradelib.gradebook.meetingrecords import Decision, Resolution
 from gradelib.result import LineResult
 
 DEFAULT_PATH = Path("reports/gradebook.sqlite")

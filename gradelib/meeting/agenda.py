@@ -27,7 +27,7 @@ from gradelib.cohort.table import Cohort, Entry, is_refused
 from gradelib.display.render import STYLE, Html
 from gradelib.gradebook import DEFAULT_PATH
 from gradelib.gradebook.identity import visible_name
-from gradelib.meeting.records import Resolution
+from gradelib.gradebook.meetingrecords import Resolution
 from gradelib.safetext import clipped_text, html_visible, terminal_text
 from gradelib.takehomes.rubric import RubricLine
 

@@ -21,7 +21,7 @@ from gradelib.errors import RecordRefused
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook.exchange import atomic_file, csv_cell
 from gradelib.gradebook.identity import find_submission, visible_name
-from gradelib.meeting.records import Decision
+from gradelib.gradebook.meetingrecords import Decision
 from gradelib.meeting.resolutions import reason, recorded_by
 from gradelib.safetext import html_visible
 

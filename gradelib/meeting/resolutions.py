@@ -19,7 +19,7 @@ from gradelib.errors import RecordRefused, RubricError, UnknownTakehome
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook.clarified import Clarification
 from gradelib.gradebook.identity import find_submission
-from gradelib.meeting.records import Resolution, latest_resolutions
+from gradelib.gradebook.meetingrecords import Resolution, latest_resolutions
 from gradelib.review.scoring import ENV_REVIEWER
 from gradelib.settings import current_settings
 from gradelib.takehomes.rubric import Rubric, RubricLine, default_rubric, load_rubric

@@ -13,7 +13,6 @@ the candidate once they have scored every line the kit left to humans.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -23,7 +22,7 @@ from gradelib.display.card import SCORES_ANCHOR
 from gradelib.display.render import STYLE, Html, badge
 from gradelib.gradebook import Gradebook, ScoreEntry, utc_now
 from gradelib.gradebook.identity import shown_name
-from gradelib.meeting.records import Decision, Resolution, latest_decisions, latest_resolutions
+from gradelib.gradebook.meetingrecords import Decision, Resolution, latest_decisions, latest_resolutions
 from gradelib.result import LineResult
 from gradelib.review.scoring import ReviewLine, review_lines
 from gradelib.safetext import clipped_text, html_visible
@@ -37,7 +36,6 @@ HIDDEN_FOR_VIEWER = "scored; hidden until you save yours for this line"
 HIDDEN_STATIC = "scored; value hidden (blind review)"
 TAKEN = "Score table taken {when} from the gradebook; <code>gradelib tables</code> refreshes it."
 TAKEN_TEXT = "score table taken {when}"
-_STAMP = re.compile("<p><small>" + re.escape(TAKEN).replace(re.escape("{when}"), "[^<]*") + "</small></p>")
 NEEDS_YOU_COLOUR = "#8250df"
 HIDDEN_COLOUR = "#57606a"
 RESOLVED_HIDDEN_FOR_VIEWER = "resolved by the meeting; shown once you save yours for this line"
@@ -101,11 +99,6 @@ def stored_table(
 ) -> Html:
     """The table as a report stores it: no viewer, taken now (`lines`: a run the gradebook does not hold yet)."""
     return current_table(gradebook, takehome, name, rubric, reveal=reveal, lines=lines, taken=utc_now())
-
-
-def same_table(body: str, other: str) -> bool:
-    """Whether two stored tables' HTML show the same, whenever each was taken."""
-    return _STAMP.sub("", body) == _STAMP.sub("", other)
 
 
 def score_table(

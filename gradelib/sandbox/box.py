@@ -28,6 +28,7 @@ from gradelib import runlog
 from gradelib.errors import SandboxUnavailable
 from gradelib.sandbox import call as runcall
 from gradelib.sandbox import diskcap, safefs
+from gradelib.sandbox.environ import real_root
 from gradelib.sandbox.mounts import COPY, LINK, NODE_MODULES, VENV_LINK, Mounts
 from gradelib.sandbox.runresult import Limits, RunResult, Service
 from gradelib.settings import current_settings
@@ -36,17 +37,6 @@ ROOM_WAIT_S = 20.0  # how long a kit write waits for a run beside it that filled
 T = TypeVar("T")
 CANDIDATE_UID_FIRST = 200_000
 CANDIDATE_UID_COUNT = 60_000
-
-
-def _real_root() -> bool:
-    """Root of the initial user namespace, able to switch to any uid (not root inside a userns)."""
-    if os.geteuid() != 0:
-        return False
-    try:
-        with open("/proc/self/uid_map") as handle:
-            return handle.read().split() == ["0", "0", "4294967295"]
-    except OSError:
-        return False
 
 
 class Sandbox(AbstractContextManager["Sandbox"]):
@@ -75,7 +65,7 @@ class Sandbox(AbstractContextManager["Sandbox"]):
         self.disk = diskcap.DiskCap(Path(), None, "not entered")
         self.mounts = mounts or Mounts()
         self.isolate = isolate and not current_settings().no_namespaces
-        self.as_root = _real_root()
+        self.as_root = real_root()
         self.uid = CANDIDATE_UID_FIRST + secrets.randbelow(CANDIDATE_UID_COUNT) if self.as_root else os.getuid()
         self.root = Path()
         self._counter = 0

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from gradelib.errors import SandboxUnavailable
-from gradelib.sandbox import connlog, diskcap, launched, nsinit
+from gradelib.sandbox import connlog, diskcap, launchclient, nsinit
 from gradelib.sandbox.capture import Capture, read_trace
 from gradelib.sandbox.dnslog import RESOLV_CONF, DnsLog
 from gradelib.sandbox.environ import (
@@ -242,10 +242,10 @@ class Call:
             hostname=self.hostname,
         )
 
-    def _launch(self, config: nsinit.InitConfig, control: _ControlSocket) -> launched.Process:
+    def _launch(self, config: nsinit.InitConfig, control: _ControlSocket) -> launchclient.Process:
         """Start nsinit with the configuration and its end of the control socket (forked by the launcher)."""
         # the reviewer's environment stops here, even for /proc/1/environ
-        proc = launched.start_nsinit(nsinit.__file__, config.to_json(), control.theirs, {"PATH": SANDBOX_PATH})
+        proc = launchclient.start_nsinit(nsinit.__file__, config.to_json(), control.theirs, {"PATH": SANDBOX_PATH})
         control.theirs.close()
         return proc
 
@@ -374,7 +374,7 @@ class _Ended:
 
 
 def _watch(
-    proc: launched.Process,
+    proc: launchclient.Process,
     deadline: float,
     stop_when: Callable[[], bool] | None,
     captures: Sequence[Capture],
@@ -406,7 +406,7 @@ def _kill(pid: int, isolate: bool) -> None:
             os.killpg(pid, signal.SIGKILL)
 
 
-def _reap(proc: launched.Process) -> None:
+def _reap(proc: launchclient.Process) -> None:
     if proc.poll() is None:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGKILL)

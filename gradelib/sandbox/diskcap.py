@@ -19,6 +19,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from gradelib.sandbox.environ import real_root
 from gradelib.settings import DEFAULT_DISK_MIB, current_settings
 from gradelib.settings import ENV_DISK_MIB as ENV_DISK_MIB  # the operator's cap per grading, in MiB
 
@@ -82,23 +83,13 @@ def _unmount(folder: Path) -> None:
     _libc.umount2(str(folder).encode(), MNT_DETACH)
 
 
-def _real_root() -> bool:
-    if os.geteuid() != 0:
-        return False
-    try:
-        with open("/proc/self/uid_map") as handle:
-            return handle.read().split() == ["0", "0", "4294967295"]
-    except OSError:
-        return False
-
-
 def workspace(limit: int | None = None) -> DiskCap:
     """A fresh workspace folder, capped at `limit` bytes (default: `configured_limit()`) where the kit can mount."""
     global _told
     limit = configured_limit() if limit is None else max(limit, MIN_DISK_BYTES)
     sweep_stale()
     folder = Path(tempfile.mkdtemp(prefix=WORKSPACE_PREFIX.format(pid=os.getpid())))
-    if not _real_root():
+    if not real_root():
         _told = _told or NOT_ROOT
         return DiskCap(folder, None, _told)
     try:
@@ -119,7 +110,7 @@ def release(cap: DiskCap) -> None:
 
 def unbounded_reason() -> str | None:
     """Why gradings on this machine cannot bound disk use (the fallback), or None when they can."""
-    return _told or (None if _real_root() else NOT_ROOT)
+    return _told or (None if real_root() else NOT_ROOT)
 
 
 def _alive(pid: int) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -62,3 +63,14 @@ def base_environment(home: Path, tmp: Path) -> dict[str, str]:
 def tool(name: str) -> str | None:
     """A system tool the sandbox uses (strace, setpriv), found on the sandbox PATH."""
     return shutil.which(name, path=SANDBOX_PATH)
+
+
+def real_root() -> bool:
+    """Root of the initial user namespace, able to switch to any uid and mount (not root inside a userns)."""
+    if os.geteuid() != 0:
+        return False
+    try:
+        with open("/proc/self/uid_map") as handle:
+            return handle.read().split() == ["0", "0", "4294967295"]
+    except OSError:
+        return False

@@ -1,6 +1,6 @@
 """A fork server: one single-threaded process that forks a child per request, then says its pid and its exit.
 
-The kit has two: the sandbox launcher forks each run's nsinit (``launcher.py``) and a batch worker's
+The kit has two: the sandbox launcher forks each run's nsinit (``launchserver.py``) and a batch worker's
 kernel fork server forks each notebook's kernel (``gradelib.execution.kernelfork``). Both are this
 loop and this client handle. Standard library only, and nothing of gradelib: the launcher runs
 in an isolated interpreter (``-I -S``) and loads this file by its path.

@@ -11,9 +11,8 @@ import functools
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 
-from gradelib.display import render
 from gradelib.errors import TakeHomeBroken, UnknownTakehome
-from gradelib.takehomes.plugin import TakeHome
+from gradelib.takehomes.contract import TakeHome
 
 ENTRY_POINT_GROUP = "gradelib.takehomes"
 KIT_PREFIX = f"{__name__}."  # the kit's own take-homes are the packages under this one
@@ -62,7 +61,6 @@ def load(name: str) -> TakeHome:
         raise TakeHomeBroken(name, f"cannot be loaded: {type(exc).__name__}: {exc}") from exc
     if not isinstance(plugin, TakeHome) or plugin.id != name:
         raise TakeHomeBroken(name, f"the entry point must name a TakeHome with id {name!r}")
-    render.add_labels(plugin.labels)
     return plugin
 
 

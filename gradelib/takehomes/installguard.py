@@ -1,15 +1,29 @@
-"""Lines are `error` when a submission's environment (its declared packages, its project) could not be set up."""
+"""Deprecated: import `install_failed` from `gradelib.takehome`; `@needs_install` is no longer needed.
+
+Every line bound with `@line("id")` (`gradelib.takehome.line`) is `error` without running anything when the
+submission's environment could not be set up, as every line of every take-home is (`BaseGrading._judged`).
+This module stays for one release, for a team's take-home written against it; the kit never imports it.
+"""
 
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from gradelib.environment import Environment
 from gradelib.result import LineResult
+from gradelib.takehomes.basegrading import INSTALL_FAILED, install_failed
 
-INSTALL_FAILED = "the submission's environment could not be set up: {error}"
+__all__ = ["INSTALL_FAILED", "install_failed", "needs_install"]
+
+warnings.warn(
+    "gradelib.takehomes.installguard is deprecated: import install_failed from gradelib.takehome, and bind each"
+    " check with @line (a failed setup makes every line error without @needs_install)",
+    DeprecationWarning,
+    stacklevel=2,
+)
 
 
 class _Grading(Protocol):
@@ -21,16 +35,8 @@ class _Grading(Protocol):
 G = TypeVar("G", bound=_Grading)
 
 
-def install_failed(environment: Environment) -> str | None:
-    """The message every line carries when the install failed, or None."""
-    return INSTALL_FAILED.format(error=environment.error) if environment.error else None
-
-
 def needs_install(method: Callable[[G], LineResult]) -> Callable[[G], LineResult]:
-    """A line check that is `error`, without running anything, when the install failed.
-
-    The candidate's code is not judged on an install that never happened.
-    """
+    """Deprecated: a line check that is `error`, without running anything, when the install failed."""
 
     @functools.wraps(method)
     def check(self: G) -> LineResult:

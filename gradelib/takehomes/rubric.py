@@ -1,6 +1,6 @@
 """Rubric files: each take-home's lines with their weights or tiers, and how outcomes score.
 
-Beside the plugin record (`plugin.py`): every take-home's grading and everything that reviews it
+Beside the plugin record (`contract.py`): every take-home's grading and everything that reviews it
 (review/, cohort/) use the rubric, so it sits below all of them.
 """
 
@@ -103,7 +103,12 @@ def takehome_data(takehome: str) -> Traversable:
 
 def default_rubric(takehome: str) -> Rubric:
     """The rubric that ships with a take-home."""
-    resource = takehome_data(takehome).joinpath(RUBRIC_FILE)
+    return packaged_rubric(takehome_data(takehome), takehome)
+
+
+def packaged_rubric(folder: Traversable, takehome: str) -> Rubric:
+    """The rubric in a take-home's package-data `folder`."""
+    resource = folder.joinpath(RUBRIC_FILE)
     source = str(resource)
     try:
         data = resource.read_bytes()

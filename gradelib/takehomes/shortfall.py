@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradelib.environment import Environment
-from gradelib.environment.declared import some_of
+from gradelib.environment.declarationrecords import some_of
 from gradelib.environment.inventory import Inventory, stdlib
 from gradelib.result import LineResult, Outcome
 from gradelib.sandbox import RunResult

@@ -20,6 +20,7 @@ from sample_cohort import GradedCohort
 
 from gradelib import batch, cli, takehomes
 from gradelib.batch.reportname import report_stem
+from gradelib.commands import exits
 from gradelib.gradebook import Gradebook
 from gradelib.intake import ingest
 from gradelib.review import reportowner
@@ -75,7 +76,7 @@ def test_a_submission_whose_lines_the_kit_could_not_check_ends_the_batch_in_erro
     (cohort / "ed-unread" / "answer.txt").mkdir(parents=True)  # `cat` cannot print a folder: the line is `error`
     reports = tmp_path / "reports"
     argv = ["grade", str(cohort), "--reports", str(reports), "--jobs", "2"]
-    assert cli.main(argv) == cli.EXIT_GRADING_ERRORS == 1
+    assert cli.main(argv) == exits.EXIT_GRADING_ERRORS == 1
     first = capsys.readouterr()
     *_, heading, listed, last = first.out.strip().splitlines()
     counted = "errors 1 (1 of them with lines the kit could not check)"

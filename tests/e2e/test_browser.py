@@ -34,7 +34,7 @@ from gradelib.cohort.summary import run_summary
 from gradelib.display.card import CARD_CLASS, SCORES_ANCHOR
 from gradelib.display.render import line_anchor
 from gradelib.gradebook import Gradebook
-from gradelib.review.panel import ENV_HEADLESS, ENV_REVIEWER, SAVE_LABEL
+from gradelib.review.scoringpanel import ENV_HEADLESS, ENV_REVIEWER, SAVE_LABEL
 from gradelib.settings import current_settings
 from gradelib.takehomes.rubric import default_rubric
 

@@ -39,9 +39,9 @@ from gradelib.cohort.view import RESOLVED_MARK
 from gradelib.gradebook import Gradebook
 from gradelib.meeting import decisions, resolutions
 from gradelib.meeting.agenda import AgendaItem, agenda
-from gradelib.meeting.clarifications import clarifications_path
-from gradelib.meeting.panel import RERUN_NOTE
-from gradelib.review.panel import ENV_REVIEWER
+from gradelib.meeting.leadpanel import RERUN_NOTE
+from gradelib.review.scoringpanel import ENV_REVIEWER
+from gradelib.takehomes.clarifications import clarifications_path
 from gradelib.takehomes.rubric import RubricLine
 
 pytestmark = pytest.mark.e2e

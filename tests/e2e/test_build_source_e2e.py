@@ -31,7 +31,7 @@ from conftest import SAMPLES, write_tree
 
 from gradelib.cli import main
 from gradelib.environment import InstallSettings, prepare
-from gradelib.environment.settings import (
+from gradelib.environment.installsettings import (
     ENV_BUILD_SOURCE,
     ENV_CACHE_DIR,
     ENV_INDEX_URL,

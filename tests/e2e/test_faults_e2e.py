@@ -21,7 +21,7 @@ import pytest
 from conftest import processes_matching, tiny_submission
 from plugin_site import installed
 
-from gradelib.batch.fanout import INTERRUPTED
+from gradelib.batch.driver import INTERRUPTED
 from gradelib.gradebook import Gradebook
 
 pytestmark = pytest.mark.e2e
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.e2e
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a small or read-only file system needs root")
 BATCH_BOUND = 240.0  # seconds: a batch of a few tiny submissions takes under a minute
 # A stopped batch waits at most 3 s for its workers, 3 s more for those it kills, and as long for their fork
-# server (batch/fanout.py): it exits in about a second, 12 s at worst; this bound is for a hang, not a speed.
+# server (batch/driver.py): it exits in about a second, 12 s at worst; this bound is for a hang, not a speed.
 STOP_BOUND = 60.0
 
 

@@ -42,7 +42,7 @@ from gradelib import batch, takehomes
 from gradelib.gradebook import FINISHED_STATUSES, Gradebook
 from gradelib.intake import ingest
 from gradelib.result import Report
-from gradelib.sandbox import Limits, launched, tool
+from gradelib.sandbox import Limits, launchclient, tool
 from gradelib.takehomes import replay
 
 HERE = Path(__file__).resolve().parent
@@ -161,7 +161,7 @@ def reviewer_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pat
         patch.setattr(tempfile, "tempdir", str(kit_tmp))  # this process (tempfile caches its choice)
         yield root, reviewer
     # The sandbox launcher this process started listens in kit_tmp: stopped with it (the next run starts another).
-    launched.LAUNCHER.close()
+    launchclient.LAUNCHER.close()
     # deep-dirs leaves a workspace Python's rmtree cannot remove (see its test); rm can.
     subprocess.run(["rm", "-rf", str(kit_tmp)], check=False)
 

@@ -35,7 +35,7 @@ PROBE = (
     "print('pid', os.getpid())\nprint('ppid', os.getppid())\n"
     "print('cwd', os.getcwd())\n"
     "print('probe', os.environ.get('KERNEL_PROBE'))\n"
-    "print('preloaded', 'gradelib.review.panel' in sys.modules)\n"
+    "print('preloaded', 'gradelib.review.scoringpanel' in sys.modules)\n"
     "print('to the log', file=sys.__stderr__, flush=True)\n"
 )
 

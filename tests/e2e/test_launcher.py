@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import processes_matching
 
-from gradelib.sandbox import Sandbox, launched
+from gradelib.sandbox import Sandbox, launchclient
 
 pytestmark = pytest.mark.e2e
 
@@ -24,7 +24,7 @@ PROBE = (
 
 
 def _probe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, use: str) -> tuple[str, int | None]:
-    monkeypatch.setenv(launched.ENV_DISABLE, use)
+    monkeypatch.setenv(launchclient.ENV_DISABLE, use)
     (tmp_path / "sub").mkdir(exist_ok=True)
     with Sandbox(tmp_path / "sub") as box:
         result = box.run(["sh", "-c", PROBE], cwd=box.copy(f"probe-{use}"))
@@ -37,7 +37,7 @@ def test_a_forked_run_sees_exactly_what_a_fresh_nsinit_run_sees(
     forked, fresh = _probe(tmp_path, monkeypatch, "1"), _probe(tmp_path, monkeypatch, "0")
     assert forked == fresh  # (the candidate's uid is drawn per sandbox, so it is left out)
     assert forked[1] == 0 and "NoNewPrivs:\t1" in forked[0]
-    assert launched.LAUNCHER._proc is not None
+    assert launchclient.LAUNCHER._proc is not None
 
 
 def test_a_killed_launcher_fails_its_run_clearly_and_the_next_run_starts_a_new_one(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_a_killed_launcher_fails_its_run_clearly_and_the_next_run_starts_a_new_o
     with Sandbox(tmp_path / "sub") as box:
         copy = box.copy("a")
         assert box.run(["true"], cwd=copy).exit_code == 0
-        first = launched.LAUNCHER._proc
+        first = launchclient.LAUNCHER._proc
         assert first is not None
 
         def kill_launcher() -> bool:
@@ -59,7 +59,7 @@ def test_a_killed_launcher_fails_its_run_clearly_and_the_next_run_starts_a_new_o
         assert killed.exit_code != 0
         again = box.run(["echo", "ok"], cwd=copy)
         assert again.exit_code == 0 and again.stdout == "ok\n"
-        assert launched.LAUNCHER._proc is not first
+        assert launchclient.LAUNCHER._proc is not first
 
 
 def test_no_launcher_or_run_outlives_a_killed_kit_process(tmp_path: Path) -> None:

@@ -109,7 +109,7 @@ def test_an_executed_report_runs_again_from_any_folder_without_running_the_candi
 
     import papermill
 
-    from gradelib.review.panel import ENV_HEADLESS
+    from gradelib.review.scoringpanel import ENV_HEADLESS
 
     notebook = graded_samples.notebook("payments", "jonas-berg")
     reports = graded_samples.reports

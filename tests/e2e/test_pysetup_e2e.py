@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.prepared import prepare
-from gradelib.environment.settings import InstallSettings
 from gradelib.environment.tools import TOOLS
 from gradelib.sandbox import Limits, Sandbox
 

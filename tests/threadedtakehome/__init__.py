@@ -12,7 +12,7 @@ import time
 
 from tinytakehome.grading import TinyGrading
 
-from gradelib.takehomes.plugin import TakeHome
+from gradelib.takehome import TakeHome
 
 threading.Thread(target=time.sleep, args=(3600,), daemon=True, name="careless-plugin").start()
 

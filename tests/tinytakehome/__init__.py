@@ -6,7 +6,7 @@ It registers through the plugin API exactly as a team's take-home does (an entry
 
 from __future__ import annotations
 
-from gradelib.takehomes.plugin import TakeHome
+from gradelib.takehome import TakeHome
 from tinytakehome.grading import ANSWER_FILE, TAKEHOME, TinyGrading
 
 PLUGIN = TakeHome(

@@ -12,10 +12,7 @@ import signal
 import time
 from typing import Any
 
-from gradelib.lazy import cached
-from gradelib.result import LineResult
-from gradelib.sandbox import RunResult
-from gradelib.takehomes.base import BaseGrading
+from gradelib.takehome import BaseGrading, LineResult, RunResult, cached, line
 
 TAKEHOME = "tiny"
 ANSWER_FILE = "answer.txt"
@@ -33,6 +30,7 @@ class TinyGrading(BaseGrading):
         """The one sandboxed command: print the submission's answer file."""
         return self.box.run(["cat", ANSWER_FILE], self.box.copy("answer"))
 
+    @line("answer")
     def answer(self) -> LineResult:
         """Pass when the sandboxed run printed exactly the expected answer."""
         run = self.run

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from gradelib.batch import fanout, worker
+from gradelib.batch import driver, worker
 from gradelib.batch.deadline import INSTALL_STEPS, MARGIN_SECONDS, grading_deadline
 from gradelib.environment import InstallSettings
 from gradelib.errors import GradelibError, ReportsUnwritable
 from gradelib.execution import kernelfork
-from gradelib.sandbox import launched
+from gradelib.review import reportwriter
+from gradelib.sandbox import launchclient
 from gradelib.takehomes import payments, replay
-from gradelib.takehomes.plugin import DEFAULT_RUN_SECONDS
+from gradelib.takehomes.contract import DEFAULT_RUN_SECONDS
 
 
 def test_a_gradings_deadline_is_its_runs_its_installs_and_a_margin(tmp_path: Path) -> None:
@@ -39,7 +40,7 @@ def test_a_submissions_reports_are_written_whole(tmp_path: Path) -> None:
     out = tmp_path / "tiny"
     (out / "old.html").parent.mkdir(parents=True)
     (out / "old.html").write_text("stale")
-    written = fanout._write_all([(out / "a.ipynb", b"{}"), (out / "a.json", b"[]"), (out / "old.html", None)])
+    written = reportwriter._write_all([(out / "a.ipynb", b"{}"), (out / "a.json", b"[]"), (out / "old.html", None)])
     assert written == {out / "a.ipynb": out / "a.ipynb", out / "a.json": out / "a.json", out / "old.html": None}
     assert sorted(p.name for p in out.iterdir()) == ["a.ipynb", "a.json"]
 
@@ -51,7 +52,7 @@ def test_a_report_that_cannot_be_written_leaves_nothing_half_done(tmp_path: Path
     (out / "a.ipynb").write_text("the previous report")
     files = [(out / "a.ipynb", b"{new}"), (out / "a.json", b"[]"), (out / ".logs" / "a.log", b"log")]
     with pytest.raises(ReportsUnwritable, match=r"cannot write the reports in .*tiny: .*its reports need 10 bytes"):
-        fanout._write_all(files)
+        reportwriter._write_all(files)
     assert (out / "a.ipynb").read_text() == "the previous report", "the old report is untouched"
     assert not (out / "a.json").exists() and not list(out.glob(".*.partial"))
 
@@ -60,17 +61,17 @@ def test_the_reports_folder_is_probed_before_grading(tmp_path: Path) -> None:
     blocker = tmp_path / "not-a-folder"
     blocker.write_text("")
     with pytest.raises(ReportsUnwritable, match="not-a-folder"):
-        fanout._writable(blocker / "reports")
-    fanout._writable(tmp_path / "fine")
+        driver._writable(blocker / "reports")
+    driver._writable(tmp_path / "fine")
     assert list((tmp_path / "fine").iterdir()) == []
 
 
 def test_fallback_notices_are_read_from_a_kernels_log() -> None:
     log = (
         b"some kernel output\n"
-        + launched.FALLBACK_NOTICE.format(why="it cannot start: no such file").encode()
+        + launchclient.FALLBACK_NOTICE.format(why="it cannot start: no such file").encode()
         + b"\ngradelib: kernels start fresh (the kernel fork server is not used): it cannot start: boom\n"
-        + launched.FALLBACK_NOTICE.format(why="it cannot start: no such file").encode()
+        + launchclient.FALLBACK_NOTICE.format(why="it cannot start: no such file").encode()
         + b"\n"
     )
     assert worker.fallback_notices(log) == (
@@ -91,7 +92,7 @@ def test_the_fork_server_says_once_why_kernels_start_fresh() -> None:
 
 
 def test_the_launcher_says_once_on_stderr_why_runs_start_fresh(capsys: pytest.CaptureFixture[str]) -> None:
-    launcher = launched.Launcher()
+    launcher = launchclient.Launcher()
     launcher.fell_back("it cannot start: boom")
     launcher.fell_back("it cannot start: again")
-    assert capsys.readouterr().err == launched.FALLBACK_NOTICE.format(why="it cannot start: boom") + "\n"
+    assert capsys.readouterr().err == launchclient.FALLBACK_NOTICE.format(why="it cannot start: boom") + "\n"

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import tiny_submission
 
-from gradelib.batch import fanout
+from gradelib.batch import driver
 from gradelib.batch.parcel import Artifacts, Parcel
 
 PIDS = "WORKER_PIDS_FOLDER"  # where a stand-in notes its worker's pid (workers get the driver's environment)
@@ -97,7 +97,7 @@ def _wait_for(condition: Callable[[], bool], seconds: float = HANG_BOUND) -> Non
 def test_a_batch_leaves_no_worker_behind_whether_it_returns_or_raises(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tiny_takehome: str, failure: type[BaseException] | None
 ) -> None:
-    monkeypatch.setattr(fanout, "grade_parcel", _stand_in)
+    monkeypatch.setattr(driver, "grade_parcel", _stand_in)
     pids = tmp_path / "pids"
     pids.mkdir()
     monkeypatch.setenv(PIDS, str(pids))
@@ -105,29 +105,29 @@ def test_a_batch_leaves_no_worker_behind_whether_it_returns_or_raises(
     for name in names:
         tiny_submission(tmp_path / "cohort" / name)
 
-    def progress(_done: int, _total: int, outcome: fanout.GradeOutcome | None) -> None:
+    def progress(_done: int, _total: int, outcome: driver.GradeOutcome | None) -> None:
         if failure is not None and outcome is not None:  # a grading is done, another still runs in its worker
             _wait_for(lambda: len(list(pids.iterdir())) == 2)
             raise failure("injected")
 
     running_at_the_end: list[list[int]] = []
-    end_fork_server = fanout._end_fork_server
+    end_fork_server = driver._end_fork_server
 
     def observed() -> None:  # the workers are ended by the batch, not as a side effect of killing their fork server
         running_at_the_end.append([pid for pid in map(int, (p.name for p in pids.iterdir())) if _running(pid)])
         end_fork_server()
 
-    monkeypatch.setattr(fanout, "_end_fork_server", observed)
-    monkeypatch.delenv(fanout.ENV_WARM_WORKERS, raising=False)
+    monkeypatch.setattr(driver, "_end_fork_server", observed)
+    monkeypatch.delenv(driver.ENV_WARM_WORKERS, raising=False)
     before = _descendants()
     started = time.monotonic()
     arguments: dict[str, Any] = {"reports": tmp_path / "reports", "takehome": tiny_takehome, "jobs": 2, "reveal": True}
     if failure is None:
-        outcomes = fanout.grade([tmp_path / "cohort"], **arguments, progress=progress)
+        outcomes = driver.grade([tmp_path / "cohort"], **arguments, progress=progress)
         assert sorted((o.submission, o.error) for o in outcomes) == [(name, STAND_IN) for name in names]
     else:
         with pytest.raises(failure, match="injected"):
-            fanout.grade([tmp_path / "cohort"], **arguments, progress=progress)
+            driver.grade([tmp_path / "cohort"], **arguments, progress=progress)
         assert time.monotonic() - started < 100, "the slow gradings were stopped, not waited for"
     workers = [int(path.name) for path in pids.iterdir()]
     assert len(workers) == 2, "both workers graded"
@@ -141,10 +141,10 @@ def test_a_batch_leaves_no_worker_behind_whether_it_returns_or_raises(
 def test_a_stopped_batch_ends_every_worker_even_those_deaf_to_sigterm(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(fanout, "grade_parcel", _deaf_to_sigterm)
-    monkeypatch.setattr(fanout, "STOP_SECONDS", 2.0)  # time enough, on a busy machine, to hear of each kill
+    monkeypatch.setattr(driver, "grade_parcel", _deaf_to_sigterm)
+    monkeypatch.setattr(driver, "STOP_SECONDS", 2.0)  # time enough, on a busy machine, to hear of each kill
     jobs = [SimpleNamespace(parcel=SimpleNamespace(key=str(n), ready=str(tmp_path))) for n in range(3)]
-    with pytest.raises(RuntimeError, match="stopped"), fanout._local_workers() as workers:
+    with pytest.raises(RuntimeError, match="stopped"), driver._local_workers() as workers:
         workers._start(jobs, 2)  # type: ignore[arg-type]
         _wait_for(lambda: len(list(tmp_path.iterdir())) == 2)
         raise RuntimeError("stopped")
@@ -166,10 +166,10 @@ def _where_from(_item: object) -> tuple[int, int]:
 def test_the_workers_fork_server_ends_with_the_batch_reaped_and_its_socket_removed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(fanout, "grade_parcel", _where_from)
-    monkeypatch.delenv(fanout.ENV_WARM_WORKERS, raising=False)
+    monkeypatch.setattr(driver, "grade_parcel", _where_from)
+    monkeypatch.delenv(driver.ENV_WARM_WORKERS, raising=False)
     listeners = Path(multiprocessing.util.get_temp_dir())
-    with fanout._local_workers() as workers:
+    with driver._local_workers() as workers:
         [(_, (worker, parent))] = list(workers.run([SimpleNamespace(parcel=SimpleNamespace(key="a"))], 1))  # type: ignore[list-item]
         parents = _parents()  # a worker forked from the fork server has its command line too: its parent differs
         servers = [pid for pid, cmd in _descendants().items() if "forkserver" in cmd and parents[pid] == os.getpid()]
@@ -191,8 +191,8 @@ def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(
 ) -> None:
     """Python runs signal handlers in the main thread only; the kernel may hand a Ctrl+C to any thread of the
     driver (a progress bar's, the pool's). The driver's wait must still end with KeyboardInterrupt soon."""
-    monkeypatch.setattr(fanout, "grade_parcel", _grades_for_two_minutes)
-    monkeypatch.setattr(fanout, "STOP_SECONDS", 0.5)
+    monkeypatch.setattr(driver, "grade_parcel", _grades_for_two_minutes)
+    monkeypatch.setattr(driver, "STOP_SECONDS", 0.5)
     # Ctrl+C as in a terminal, even when this suite runs as a background job (SIGINT ignored, inherited)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
 
@@ -205,7 +205,7 @@ def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(
     started = time.monotonic()
     helper.start()
     try:
-        with pytest.raises(KeyboardInterrupt), fanout._local_workers() as workers:
+        with pytest.raises(KeyboardInterrupt), driver._local_workers() as workers:
             list(workers.run([SimpleNamespace(parcel=SimpleNamespace(key="a", ready=str(tmp_path)))], 1))  # type: ignore[list-item]
     finally:
         helper.join()
@@ -216,8 +216,8 @@ def test_a_stop_signal_another_thread_received_ends_the_wait_for_gradings(
 
 def test_a_worker_no_pool_knows_of_ends_with_the_fork_server(monkeypatch: pytest.MonkeyPatch) -> None:
     """A Ctrl+C in the middle of a pool starting a worker leaves one the fork server forked but no pool holds."""
-    monkeypatch.delenv(fanout.ENV_WARM_WORKERS, raising=False)
-    with fanout._local_workers():
+    monkeypatch.delenv(driver.ENV_WARM_WORKERS, raising=False)
+    with driver._local_workers():
         stray = multiprocessing.get_context("forkserver").Process(target=time.sleep, args=(120,))
         stray.start()
         assert stray.pid is not None and _running(stray.pid)

@@ -8,10 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from golden_util import assert_readme_block
 from test_cohort import book_path
 
 from gradelib import __version__, cli
-from gradelib.settings import ENV_REVIEWER, current_settings
+from gradelib.commands import exits, options
+from gradelib.settings import ENV_REVIEWER
 
 __all__ = ["book_path"]  # the fixture, shared with test_cohort
 
@@ -35,7 +37,7 @@ def test_queue_without_a_reviewer_says_how_to_name_one(
     book_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.delenv(ENV_REVIEWER, raising=False)
-    assert cli.main(["queue", "--gradebook", str(book_path)]) == cli.EXIT_CANNOT_RUN
+    assert cli.main(["queue", "--gradebook", str(book_path)]) == exits.EXIT_CANNOT_RUN
     assert capsys.readouterr().err.strip() == f"gradelib: say whose it is: --reviewer NAME, or set {ENV_REVIEWER}"
 
 
@@ -65,24 +67,13 @@ def test_each_commands_usage_line_says_gradelib(command: str, capsys: pytest.Cap
 
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-DEFAULTS_START, DEFAULTS_END = "<!-- defaults-table -->", "<!-- /defaults-table -->"
 # "(`--jobs`, default: twice the CPU count)": a default stated in the README's prose
 STATED = re.compile(r"`(--[\w-]+)`, default: ([^)]+)\)")
 
 
 def test_the_readmes_table_of_defaults_is_the_command_lines() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert text.count(DEFAULTS_START) == 1 and text.count(DEFAULTS_END) == 1, f"README.md needs {DEFAULTS_START}"
-    before, rest = text.split(DEFAULTS_START)
-    table, after = rest.split(DEFAULTS_END)
-    wanted = f"\n{cli.defaults_table()}\n"
-    if table != wanted and current_settings().update_golden:
-        README.write_text(before + DEFAULTS_START + wanted + DEFAULTS_END + after, encoding="utf-8")
-        return
-    assert table == wanted, (
-        "README.md's table of defaults differs from gradelib/cli.py's options: regenerate it with"
-        " GRADELIB_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_cli_commands.py -k readme"
-    )
+    what = "table of defaults differs from the commands' options (gradelib/commands/)"
+    assert_readme_block(README, "defaults-table", cli.defaults_table(), what, "tests/unit/test_cli_commands.py")
 
 
 def test_a_default_the_readme_states_in_prose_is_the_command_lines() -> None:
@@ -94,11 +85,11 @@ def test_a_default_the_readme_states_in_prose_is_the_command_lines() -> None:
 
 
 def test_the_jobs_default_said_is_the_batchs() -> None:
-    from gradelib.batch import fanout
+    from gradelib.batch import driver
 
-    said = {"the CPU count": 1, "twice the CPU count": 2}.get(cli.JOBS_DEFAULT)
-    assert said == fanout.JOBS_PER_CORE and fanout.default_jobs() == said * (os.cpu_count() or 1)
-    assert f"default: {cli.JOBS_DEFAULT}" in _help("grade")
+    said = {"the CPU count": 1, "twice the CPU count": 2}.get(options.JOBS_DEFAULT)
+    assert said == driver.JOBS_PER_CORE and driver.default_jobs() == said * (os.cpu_count() or 1)
+    assert f"default: {options.JOBS_DEFAULT}" in _help("grade")
 
 
 def _help(command: str) -> str:

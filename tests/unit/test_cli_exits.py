@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from golden_util import assert_readme_block
 
 from gradelib import batch, cli
+from gradelib.commands import exits
 from gradelib.errors import SchedulerLost
-from gradelib.settings import current_settings
 
 
 def test_a_lost_scheduler_is_one_line_and_exit_3(
@@ -20,7 +21,7 @@ def test_a_lost_scheduler_is_one_line_and_exit_3(
     monkeypatch.setattr(batch, "grade", lose)
     code = cli.main(["grade", str(tmp_path), "--reports", str(tmp_path / "r"), "--scheduler", "tcp://10.0.0.5:8786"])
     said = capsys.readouterr()
-    assert code == cli.EXIT_SCHEDULER_LOST == 3
+    assert code == exits.EXIT_SCHEDULER_LOST == 3
     lines = [line for line in said.err.splitlines() if line.startswith("gradelib:")]
     assert lines == [
         "gradelib: the Dask scheduler at tcp://10.0.0.5:8786 went away mid-batch and did not come back:"
@@ -31,26 +32,15 @@ def test_a_lost_scheduler_is_one_line_and_exit_3(
 
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-EXIT_START, EXIT_END = "<!-- exit-codes -->", "<!-- /exit-codes -->"
 
 
 def test_every_exit_code_the_cli_names_is_in_its_table_once() -> None:
-    named = {name: value for name, value in vars(cli).items() if name.startswith("EXIT_") and isinstance(value, int)}
-    codes = [code for code, _ in cli.EXIT_CODES]
+    named = {name: value for name, value in vars(exits).items() if name.startswith("EXIT_") and isinstance(value, int)}
+    codes = [code for code, _ in exits.EXIT_CODES]
     assert sorted(codes) == sorted(set(named.values())) == [0, 1, 2, 3, 130, 143]
-    assert len(codes) == len(set(codes)) and all(meaning.strip() for _, meaning in cli.EXIT_CODES)
+    assert len(codes) == len(set(codes)) and all(meaning.strip() for _, meaning in exits.EXIT_CODES)
 
 
 def test_the_readmes_table_of_exit_codes_is_the_clis() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert text.count(EXIT_START) == 1 and text.count(EXIT_END) == 1, f"README.md needs {EXIT_START} ... {EXIT_END}"
-    before, rest = text.split(EXIT_START)
-    table, after = rest.split(EXIT_END)
-    wanted = f"\n{cli.exit_codes_table()}\n"
-    if table != wanted and current_settings().update_golden:
-        README.write_text(before + EXIT_START + wanted + EXIT_END + after, encoding="utf-8")
-        return
-    assert table == wanted, (
-        "README.md's table of exit codes differs from gradelib/cli.py's EXIT_CODES: regenerate it with"
-        " GRADELIB_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_cli_exits.py -k readme"
-    )
+    what = "table of exit codes differs from gradelib/commands/exits.py's EXIT_CODES"
+    assert_readme_block(README, "exit-codes", exits.exit_codes_table(), what, "tests/unit/test_cli_exits.py")

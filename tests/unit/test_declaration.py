@@ -236,8 +236,8 @@ def test_included_requirement_and_constraint_files_inside_the_submission(tmp_pat
 
 def test_requirements_pinned_with_hashes_are_installed_with_them_checked(tmp_path: Path) -> None:
     """pip-compile --generate-hashes: every line pinned with its hashes, which the kit's uv then checks."""
+    from gradelib.environment.installsettings import InstallSettings
     from gradelib.environment.pyinstall import commands, hashed
-    from gradelib.environment.settings import InstallSettings
 
     hashed_text = "idna==3.10 \\\n    --hash=sha256:aa --hash=sha256:bb\nsix==1.17.0 --hash=sha256:cc\n"
     write_tree(tmp_path, {"requirements.txt": hashed_text})

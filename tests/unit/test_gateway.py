@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from gradelib.errors import ScenarioError
-from gradelib.takehomes.payments import gateway as gateway_module
-from gradelib.takehomes.payments.gateway import Gateway, GatewayCounts, main
+from gradelib.takehomes.payments import fakegateway as gateway_module
+from gradelib.takehomes.payments.fakegateway import Gateway, GatewayCounts, main
 from gradelib.takehomes.payments.scenarios import Scenario, Step, load_scenarios
 
 PAYMENTS = resources.files("gradelib.takehomes").joinpath("payments")

@@ -1,4 +1,4 @@
-"""gradelib.imports: jsonschema without its IRI grammars, nbformat still validating, nothing else lost."""
+"""gradelib.jsonschemapatch: jsonschema without its IRI grammars, nbformat still validating, nothing else lost."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 
 PROBE = """
 import sys
-from gradelib.imports import without_iri_grammars
+from gradelib.jsonschemapatch import without_iri_grammars
 without_iri_grammars()
 without_iri_grammars()
 assert "jsonschema" in sys.modules and "rfc3987_syntax" not in sys.modules
@@ -38,7 +38,7 @@ def test_jsonschema_without_iri_grammars_still_validates_notebooks() -> None:
 def test_nothing_changes_once_jsonschema_is_imported() -> None:
     import jsonschema  # noqa: F401
 
-    from gradelib.imports import without_iri_grammars
+    from gradelib.jsonschemapatch import without_iri_grammars
 
     before = dict(sys.modules)
     without_iri_grammars()

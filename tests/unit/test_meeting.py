@@ -18,16 +18,16 @@ from gradelib.errors import GradebookError, RecordRefused, ScoreRejected, Unknow
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook import store as gradebook_module
 from gradelib.gradebook.exchange import export, import_scores
-from gradelib.meeting import agenda, decisions, effect, resolutions
-from gradelib.meeting import panel as meetingpanel
-from gradelib.meeting.clarifications import clarifications_path, load_clarifications
-from gradelib.review import panel, rubricview
+from gradelib.meeting import agenda, beforeafter, decisions, resolutions
+from gradelib.meeting import leadpanel as meetingpanel
+from gradelib.review import rubricview, scoringpanel
 from gradelib.review.scoretable import (
     DECISION_HIDDEN,
     RESOLVED_HIDDEN_FOR_VIEWER,
     RESOLVED_HIDDEN_STATIC,
     current_table,
 )
+from gradelib.takehomes.clarifications import clarifications_path, load_clarifications
 from gradelib.takehomes.rubric import default_rubric, load_rubric
 
 __all__ = ["book_path"]  # the fixture, shared with test_cohort
@@ -204,8 +204,8 @@ def test_a_clarification_goes_into_the_gradebook_and_the_panel(book_path: Path, 
     assert [(n.value, n.example) for n in notes["explanation"]] == [("acceptable", "Submission #1")]
     assert notes["explanation"][0].note == f"names it {HOSTILE}"
     assert "clarified, acceptable: names it" in rubricview.rubric_text(rubric, notes)
-    review = panel.review_lines(rubric, [])
-    row = panel._panel_row(review[3], notes["explanation"])
+    review = scoringpanel.review_lines(rubric, [])
+    row = scoringpanel._panel_row(review[3], notes["explanation"])
     assert "Clarified by a calibration meeting" in row.box.children[0].value
     assert "<script>" not in row.box.children[0].value  # escaped
     assert load_clarifications(default_rubric("payments")) == {}  # the packaged rubric is untouched
@@ -233,20 +233,20 @@ def test_resolutions_and_decisions_stay_blind_until_the_viewer_has_scored(book_p
 
 
 def test_before_and_after_the_meeting(book_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert "No resolution recorded yet" in effect.effect_view(load(book_path)).body
+    assert "No resolution recorded yet" in beforeafter.effect_view(load(book_path)).body
     clock = iter(f"2099-01-01T10:00:{second:02d}.000000+00:00" for second in range(60))
     monkeypatch.setattr(gradebook_module, "utc_now", lambda: next(clock))
     with Gradebook(book_path) as book:
         resolutions.resolve(book, "payments", "carol", "explanation", "acceptable", "names idempotency", "lead")
         book.add_score("payments", "carol", "explanation", "ana", "acceptable", "after the meeting")
         book.add_score("payments", "carol", "explanation", "ben", "acceptable", "after the meeting")
-    found = {e.takehome: e for e in effect.effects(load(book_path))}
+    found = {e.takehome: e for e in beforeafter.effects(load(book_path))}
     assert set(found) == {"payments"} and found["payments"].lines_resolved == 1
     before = {(r.submission, r.reviewer): r.value for r in found["payments"].before if r.line_id == "explanation"}
     now = {(r.submission, r.reviewer): r.value for r in found["payments"].now if r.line_id == "explanation"}
     assert before[("carol", "ana")] == "strong" and before[("carol", "ben")] == "weak"
     assert now[("carol", "ana")] == now[("carol", "ben")] == "acceptable"
-    html = effect.effect_view(load(book_path)).body
+    html = beforeafter.effect_view(load(book_path)).body
     assert "1 line(s) resolved" in html and "alpha before" in html and "leniency now" in html
 
 

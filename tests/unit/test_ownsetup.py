@@ -11,7 +11,7 @@ import pytest
 from conftest import write_tree
 
 from gradelib.environment import ownrun, ownsetup
-from gradelib.environment.declared import Reader
+from gradelib.environment.declarationrecords import Reader
 from gradelib.sandbox.box import link_node_modules, place_product
 from gradelib.sandbox.mounts import COPY, LINK
 

@@ -14,10 +14,11 @@ from gradelib import safetext
 from gradelib.display import render
 from gradelib.result import LineResult, Report
 from gradelib.review.rubricview import tier_rows
+from gradelib.takehome import parse_result
 from gradelib.takehomes import payments
 from gradelib.takehomes.payments import PaymentsGrading, charts
-from gradelib.takehomes.payments.clientruns import find_tests, parse_result, seed_for, tap_summary
-from gradelib.takehomes.payments.gateway import GatewayRequest
+from gradelib.takehomes.payments.clientruns import find_tests, seed_for, tap_summary
+from gradelib.takehomes.payments.fakegateway import GatewayRequest
 from gradelib.takehomes.payments.keyscope import (
     classify_key_scope,
     draft_diff,

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from conftest import write_tree
 
-from gradelib.environment.declared import Reader
+from gradelib.environment.declarationrecords import Reader
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.pysetup import detect
-from gradelib.environment.settings import InstallSettings
 from gradelib.sandbox.mounts import STABLE_ENV
 
 PROJECT = '[project]\nname = "t"\nversion = "1"\ndependencies = ["httpx"]\n'

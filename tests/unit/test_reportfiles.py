@@ -9,11 +9,13 @@ from typing import Any
 import nbformat
 import pytest
 
+from gradelib.display.render import Html
+from gradelib.errors import ReportsUnwritable
 from gradelib.gradebook import Gradebook
 from gradelib.notebook import NotebookGrading, open_grading, report_from_dict, views_path
 from gradelib.result import LineResult, Report
-from gradelib.review import labhooks, reportfiles, reportowner
-from gradelib.review.panel import PANEL_OUTPUT_METADATA
+from gradelib.review import labhooks, reportfiles, reportowner, reportwriter
+from gradelib.review.scoringpanel import PANEL_OUTPUT_METADATA
 from gradelib.safetext import markdown_html
 
 WIDGET = "application/vnd.jupyter.widget-view+json"
@@ -38,33 +40,67 @@ def _notebook(path: Path) -> Path:
     return path
 
 
-def test_prepare_for_reviewers_resets_batch_only_parameters_and_the_kernelspec(tmp_path: Path) -> None:
-    path = _notebook(tmp_path / "submission-01.ipynb")
-    assert reportfiles.prepare_for_reviewers(path)
-    nb = nbformat.read(path, as_version=4)
+def test_the_final_form_resets_batch_only_parameters_and_the_kernelspec(tmp_path: Path) -> None:
+    executed = _notebook(tmp_path / "submission-01.ipynb").read_bytes()
+    final, _html = reportwriter.final_form(executed, reportwriter.ReportForm())
+    nb = nbformat.reads(final.decode(), as_version=4)
     injected = nb.cells[2].source
     assert "rerun = False  # the batch ran with True" in injected and "save = False" in injected
     assert 'submission = "/abs/machine/path/submission"' in injected  # other parameters stay
     assert nb.cells[1].source == "submission = None\nsave = False\nrerun = False"  # only the injected cell
     assert nb.metadata["kernelspec"]["display_name"] != "Python 3"  # the installed kernel's own name
-    assert not reportfiles.prepare_for_reviewers(path)  # a second time changes nothing
+    assert reportwriter.final_form(final, reportwriter.ReportForm())[0] == final  # a second time changes nothing
+
+
+def test_the_final_form_shows_the_parameters_a_reviewer_reruns_it_with_and_its_record(tmp_path: Path) -> None:
+    ran = nbformat.read(_notebook(tmp_path / "r.ipynb"), as_version=4)
+    ran.metadata["papermill"] = {"parameters": {}}  # as papermill leaves the notebook and every cell
+    for cell in ran.cells:
+        cell.metadata.setdefault("tags", [])
+    executed = nbformat.writes(ran).encode()
+    record = reportowner.ReportRecord("book-id", 7, "digest", "replay", "Submission #1")
+    shown = {"submission": "/reports/.staging/s", "name": "Submission #1", "save": False, "rerun": False}
+    final, _html = reportwriter.final_form(executed, reportwriter.ReportForm(parameters=shown, record=record))
+    nb = nbformat.reads(final.decode(), as_version=4)
+    injected = next(c.source for c in nb.cells if "injected-parameters" in c.metadata.get("tags", []))
+    assert 'submission = "/reports/.staging/s"' in injected and "/abs/machine/path" not in injected
+    assert "save = False" in injected and "rerun = False" in injected
+    path = tmp_path / "written.ipynb"
+    path.write_bytes(final)
+    assert reportowner.report_record(path) == record
 
 
 def test_html_has_outputs_and_prose_but_no_code_or_parameters(tmp_path: Path) -> None:
-    html = reportfiles.export_html(_notebook(tmp_path / "r.ipynb"))
-    assert html is not None
+    path = _notebook(tmp_path / "r.ipynb")
+    written = reportwriter.write_report(path, path.read_bytes(), reportwriter.ReportForm())
+    html = written[path.with_suffix(".html")]
+    assert html is not None and written[path] == path
     text = html.read_text()
     assert "the evidence" in text and "Report" in text
     for code in ("grading.show", "/abs/machine/path", "panel_for", "submission = None", "In&nbsp;["):
         assert code not in text, code
 
 
-def test_set_score_table_replaces_only_the_tagged_cell(tmp_path: Path) -> None:
-    path = _notebook(tmp_path / "r.ipynb")
-    assert reportfiles.set_score_table(path, "<p>new table</p>", "new")
-    nb = nbformat.read(path, as_version=4)
+def test_the_score_table_replaces_only_the_tagged_cell(tmp_path: Path) -> None:
+    executed = _notebook(tmp_path / "r.ipynb").read_bytes()
+    form = reportwriter.ReportForm(table=Html("<p>new table</p>", "new"))
+    final, html = reportwriter.final_form(executed, form)
+    nb = nbformat.reads(final.decode(), as_version=4)
     assert nb.cells[4].outputs[0]["data"]["text/html"] == "<p>new table</p>"
     assert nb.cells[3].outputs[0]["data"]["text/html"] == "<b>the evidence</b>"
+    assert b"new table" in html and b"old table" not in html
+
+
+def test_a_report_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
+    (tmp_path / "reports").mkdir()
+    path = _notebook(tmp_path / "reports" / "r.ipynb")
+    before = path.read_bytes()
+    blocker = tmp_path / "reports" / "logs"
+    blocker.write_text("a file where a folder must go")
+    with pytest.raises(ReportsUnwritable, match="its reports need"):
+        reportwriter.write_report(path, before, reportwriter.ReportForm(), [(blocker / "r.log", b"log")])
+    assert path.read_bytes() == before and not path.with_suffix(".html").exists()
+    assert sorted(p.name for p in path.parent.iterdir()) == ["logs", "r.ipynb"]  # no partial left behind
 
 
 def test_refresh_score_tables_takes_them_from_the_gradebook(tmp_path: Path) -> None:
@@ -91,45 +127,25 @@ def test_refresh_score_tables_takes_them_from_the_gradebook(tmp_path: Path) -> N
     assert "Score table taken" in path.with_suffix(".html").read_text()
 
 
-def test_a_table_the_worker_took_with_the_runs_lines_is_not_taken_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # As a batch does it: the worker's excerpt holds the submission and its scores but not the run;
-    # the driver's gradebook holds the run once the worker is done.
-    driver = tmp_path / "reports" / "gradebook.sqlite"
-    driver.parent.mkdir()
-    lines = [LineResult("record", "needs_review", "fixtures look edited", max_points=20.0)]
-    with Gradebook(driver) as book:
+def test_a_runs_report_shows_its_gradebooks_table_and_card_with_the_runs_lines(tmp_path: Path) -> None:
+    # As the batch's driver makes it: the gradebook holds the submission and a score saved while it was
+    # graded, not yet the run; the table and card show the run's lines and who has scored, blind.
+    lines = (LineResult("record", "needs_review", "fixtures look edited", max_points=20.0),)
+    with Gradebook(tmp_path / "gradebook.sqlite") as book:
         row = book.upsert_submission("replay", "alice", "d", "o")
-        book.add_score("replay", "alice", "record", "ana", "10", "one cassette edited")
         run = book.start_run(row.id, "t", "d")
-        excerpt = tmp_path / "excerpt.sqlite"
-        excerpt.write_bytes(book.excerpt("replay", "alice"))
-    path = _notebook(tmp_path / "reports" / "submission-01.ipynb")
-    assert reportfiles.take_score_table(path, excerpt, "replay", row.blind_label, lines)
-    worker_html = nbformat.read(path, as_version=4).cells[4].outputs[0]["data"]["text/html"]
-    assert "fixtures look edited" in worker_html and "ana" in worker_html and "one cassette edited" not in worker_html
-    stored = path.read_bytes()
-    monkeypatch.setattr("gradelib.review.scoretable.utc_now", lambda: "2031-01-01T00:00:00+00:00")  # taken later
-    with Gradebook(driver) as book:
-        book.finish_run(run, "graded", report=Report("replay", "alice", tuple(lines)).to_dict(), notebook=str(path))
-        assert not reportfiles.refresh_report(path, book, "replay", "alice", stored=stored)
-        assert path.read_bytes() == stored and not path.with_suffix(".html").exists()  # left as the worker wrote it
-        book.add_score("replay", "alice", "record", "ben", "20", "all honest")  # saved while it was graded
-        assert reportfiles.refresh_report(path, book, "replay", "alice", stored=stored)
-    html = nbformat.read(path, as_version=4).cells[4].outputs[0]["data"]["text/html"]
-    assert "ben" in html and "2031-01-01" in html and "2031-01-01" in path.with_suffix(".html").read_text()
-
-
-def test_same_table_ignores_only_when_it_was_taken() -> None:
-    from gradelib.review.scoretable import TAKEN, same_table
-
-    def stamped(body: str, when: str) -> str:
-        return f"{body}<p><small>{TAKEN.format(when=when)}</small></p></div>"
-
-    assert same_table(stamped("<b>a</b>", "2026-12-01 10:00 UTC"), stamped("<b>a</b>", "2026-12-02 11:30 UTC"))
-    assert not same_table(stamped("<b>a</b>", "2026-12-01 10:00 UTC"), stamped("<b>b</b>", "2026-12-01 10:00 UTC"))
-    assert reportfiles.score_table_bodies(b"not json") == []
+        book.add_score("replay", "alice", "record", "ana", "10", "one cassette edited")
+        record = reportowner.ReportRecord(book.id, run, "d", "replay", row.blind_label)
+        form = reportfiles.run_form(
+            book, "replay", "alice", Report("replay", "alice", lines), {"name": row.blind_label}, record
+        )
+        failed = reportfiles.run_form(book, "replay", "alice", None, {"name": row.blind_label}, record)
+    assert form.table is not None and form.card is not None and form.record == record
+    assert "fixtures look edited" in form.table.body and "ana" in form.table.body
+    assert "one cassette edited" not in form.table.body and "alice" not in form.table.body
+    assert "ana" in form.card.body
+    assert form.parameters == {"name": row.blind_label, "save": False, "rerun": False}
+    assert failed.table is None and failed.card is None  # a failed run's report keeps what its kernel showed
 
 
 def _cell_with(output: dict[str, Any]) -> dict[str, Any]:

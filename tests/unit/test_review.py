@@ -13,8 +13,8 @@ import pytest
 from gradelib.display.render import Html
 from gradelib.gradebook import Gradebook
 from gradelib.result import LineResult, Report
-from gradelib.review import panel as review
-from gradelib.review.panel import (
+from gradelib.review import scoringpanel as review
+from gradelib.review.scoringpanel import (
     ENV_HEADLESS,
     ENV_REVIEWER,
     REVIEWER_NEEDED,

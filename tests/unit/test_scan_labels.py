@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from gradelib import cli
-from gradelib.batch.similarityscan import scan, scan_label
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook.identity import parse_label
+from gradelib.similarity.scan import scan, scan_label
 
 SAMPLES = Path(__file__).resolve().parents[2] / "submissions" / "payments"
 FOLDER_ORDER = ("iris-moreau", "jonas-berg", "kemi-adeyemi")  # what a scan reads first

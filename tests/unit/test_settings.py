@@ -9,9 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
+from golden_util import assert_readme_block
 
 from gradelib import cli, settings
-from gradelib.batch import fanout
+from gradelib.batch import driver
 from gradelib.errors import SettingsError
 from gradelib.sandbox import Sandbox
 from gradelib.settings import SETTINGS, Settings, current_settings, load
@@ -19,7 +20,6 @@ from gradelib.settings import SETTINGS, Settings, current_settings, load
 ROOT = Path(__file__).resolve().parents[2]
 KIT = ROOT / "gradelib"
 README = ROOT / "README.md"
-TABLE_START, TABLE_END = "<!-- settings-table -->", "<!-- /settings-table -->"
 # `GRADELIB_RESULT <key> {...}` is a line a take-home's driver prints, never an environment variable.
 NOT_VARIABLES = {"GRADELIB_RESULT"}
 READ_METHODS = {"get", "getenv"}  # environ.get(NAME), os.getenv(NAME)
@@ -47,7 +47,7 @@ def test_the_three_settings_that_used_to_mean_the_opposite(monkeypatch: pytest.M
     monkeypatch.setenv("GRADELIB_NO_NAMESPACES", "yes")
     assert Sandbox(tmp_path).isolate is False
     monkeypatch.setenv("GRADELIB_WARM_WORKERS", "off")  # it used to keep warm workers
-    assert fanout._warm_context().get_start_method() == "spawn"
+    assert driver._warm_context().get_start_method() == "spawn"
 
 
 def test_an_empty_value_is_the_default_and_a_given_one_says_so() -> None:
@@ -158,18 +158,8 @@ def test_gradelib_settings_shows_each_value_and_where_it_came_from(
 
 
 def test_the_readmes_table_of_settings_is_the_modules() -> None:
-    text = README.read_text(encoding="utf-8")
-    assert text.count(TABLE_START) == 1 and text.count(TABLE_END) == 1, f"README.md needs {TABLE_START} ... {TABLE_END}"
-    before, rest = text.split(TABLE_START)
-    table, after = rest.split(TABLE_END)
-    wanted = f"\n{settings.markdown_table()}\n"
-    if table != wanted and current_settings().update_golden:
-        README.write_text(before + TABLE_START + wanted + TABLE_END + after, encoding="utf-8")
-        return
-    assert table == wanted, (
-        "README.md's table of settings differs from gradelib/settings.py: regenerate it with"
-        " GRADELIB_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/unit/test_settings.py -k readme"
-    )
+    what = "table of settings differs from gradelib/settings.py"
+    assert_readme_block(README, "settings-table", settings.markdown_table(), what, "tests/unit/test_settings.py")
 
 
 # --- no module but settings.py reads a kit setting from the environment ----------------------------------

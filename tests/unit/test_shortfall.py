@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 from conftest import write_tree
 
+from gradelib.cached import cached
 from gradelib.environment import Environment, inventory, read_declaration
-from gradelib.lazy import cached
 from gradelib.result import LineResult, Outcome
 from gradelib.sandbox import Isolation, RunResult
 from gradelib.takehomes import shortfall
-from gradelib.takehomes.base import BaseGrading
+from gradelib.takehomes.basegrading import BaseGrading
+from gradelib.takehomes.linecheck import line
 from gradelib.takehomes.rubric import load_rubric
 
 
@@ -273,20 +274,32 @@ class ProbeGrading(BaseGrading):
         return self._line("answer", "pass" if ok else "fail", f"exited {self.run.exit_code}", {})
 
 
+class BoundProbeGrading(ProbeGrading):
+    """The same check bound with `@line` under another name: judged by the rule all the same."""
+
+    @line("answer")
+    def answers_as_run(self) -> LineResult:
+        return ProbeGrading.answer(self)
+
+
+@pytest.mark.parametrize("grading", [ProbeGrading, BoundProbeGrading], ids=["by-name", "bound"])
 @pytest.mark.parametrize("declared", [True, False], ids=["declared", "undeclared"])
-def test_every_line_of_a_grading_is_judged_by_the_rule(tmp_path: Path, declared: bool) -> None:
+def test_every_line_of_a_grading_is_judged_by_the_rule(
+    tmp_path: Path, declared: bool, grading: type[ProbeGrading]
+) -> None:
     submission = write_tree(tmp_path / "s", {"requirements.txt": "requests\n" if declared else "httpx\n"})
     rubric_file = tmp_path / "rubric.toml"
     rubric_file.write_text(RUBRIC)
     environment = environment_of(submission, installed_python=["httpx"])
-    with ProbeGrading(submission, rubric=load_rubric(rubric_file), environment=environment) as grading:
-        line = grading.report().lines[0]
+    with grading(submission, rubric=load_rubric(rubric_file), environment=environment) as opened:
+        assert opened.checks()["answer"].__name__ == ("answers_as_run" if grading is BoundProbeGrading else "answer")
+        judged = opened.report().lines[0]
     if declared:
-        assert (line.outcome, line.points) == ("error", None) or line.outcome == "error"
+        assert (judged.outcome, judged.points) == ("error", None) or judged.outcome == "error"
         assert (
-            line.message
+            judged.message
             == "the kit's setup left out requests (declared in requirements.txt): No module named 'requests'"
         )
     else:
-        assert line.outcome == "fail"
-        assert line.message == "imports `requests`, which nothing in the submission declares: exited 1"
+        assert judged.outcome == "fail"
+        assert judged.message == "imports `requests`, which nothing in the submission declares: exited 1"

@@ -11,9 +11,9 @@ from conftest import SAMPLES, write_tree
 from test_similarity import CLIENT, OTHER, RENAMED_REFORMATTED
 
 from gradelib import cli
-from gradelib.batch.earlier import add_earlier
 from gradelib.gradebook import Gradebook
 from gradelib.similarity import Base, cohort_pairs, keep, report_views
+from gradelib.similarity.earliercohorts import add_earlier
 from gradelib.similarity.listing import pairs_json, pairs_text
 from gradelib.similarity.report import NOT_COMPUTED, similar_submissions, view_html
 
@@ -130,7 +130,7 @@ def test_the_command_adds_an_earlier_cohorts_folders_and_lists_pairs_as_json(
 
 
 def _grade_as(book: Gradebook, takehome: str, folder: Path, name: str) -> None:
-    from gradelib.takehomes.bases import handout_base
+    from gradelib.similarity.handoutbase import handout_base
 
     book.upsert_submission(takehome, name, f"digest-{name}", str(folder))
     assert keep(book, takehome, f"digest-{name}", name, folder, handout_base(takehome))

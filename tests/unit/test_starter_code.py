@@ -9,7 +9,7 @@ import pytest
 from gradelib.batch.preflight import preflight
 from gradelib.settings import load
 from gradelib.similarity import fingerprint
-from gradelib.takehomes.bases import StarterUnreadable, base_with, starter_files, starter_paths
+from gradelib.similarity.handoutbase import StarterUnreadable, base_with, starter_files, starter_paths
 
 STARTER = (
     "export function retryWithBackoff(call, attempts) {\n"

@@ -1,7 +1,7 @@
 """The core knows no take-home by name: everything of the kit's own take-homes lives in their packages.
 
 The core (batch, notebook helpers, review, cohort, display, ...) holds a take-home only through the
-contract in `gradelib/takehomes/plugin.py`. This test reads the core's source and names every place
+contract in `gradelib/takehomes/contract.py`. This test reads the core's source and names every place
 where a built-in take-home's name, one of its line ids or one of its line titles appears.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 from conftest import ROOT
 
 from gradelib import takehomes
-from gradelib.takehomes.plugin import Grading, TakeHome
+from gradelib.takehomes.contract import Grading, TakeHome
 
 PACKAGE = ROOT / "gradelib"
 KIT_TAKEHOMES = PACKAGE / "takehomes"

@@ -9,9 +9,9 @@ import pytest
 from conftest import write_tree
 
 from gradelib.environment import toolpin
-from gradelib.environment.declared import Reader
+from gradelib.environment.declarationrecords import Reader
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.pysetup import detect
-from gradelib.environment.settings import InstallSettings
 from gradelib.environment.tools import TOOLS
 
 POETRY = TOOLS["poetry"].version

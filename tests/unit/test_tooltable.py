@@ -10,7 +10,7 @@ import pytest
 from conftest import write_tree
 
 from gradelib.environment import evidence, read_declaration, tooltable
-from gradelib.environment.declared import Reader
+from gradelib.environment.declarationrecords import Reader
 from gradelib.environment.nodeinstall import setup_of
 from gradelib.environment.pysetup import detect
 

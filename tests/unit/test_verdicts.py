@@ -16,7 +16,7 @@ from gradelib.display.card import CardLine, Total
 from gradelib.gradebook import Gradebook
 from gradelib.notebook import PACKAGED, NotebookGrading, open_grading, report_from_dict
 from gradelib.result import LineResult, Report
-from gradelib.review import reportfiles
+from gradelib.review import reportfiles, reportwriter
 from gradelib.review.scoretable import SCORE_TABLE_CLASS
 from gradelib.review.verdicts import report_card, saved_scores, stored_card
 from gradelib.safetext import html_visible
@@ -170,10 +170,10 @@ def test_the_card_cell_reads_who_scored_from_the_gradebook_and_never_creates_one
 def _report_notebook(path: Path) -> Path:
     nb = nbformat.v4.new_notebook()
     verdicts = nbformat.v4.new_code_cell("grading.verdicts(gradebook)")
-    verdicts.metadata["tags"] = [reportfiles.VERDICTS_TAG]
+    verdicts.metadata["tags"] = [reportwriter.VERDICTS_TAG]
     verdicts.outputs = [nbformat.v4.new_output("display_data", data={"text/html": "<p>old card</p>"})]
     table = nbformat.v4.new_code_cell("panel_for(gradebook, 'payments', name)")
-    table.metadata["tags"] = [reportfiles.SCORE_TABLE_TAG]
+    table.metadata["tags"] = [reportwriter.SCORE_TABLE_TAG]
     nb.cells = [nbformat.v4.new_markdown_cell("# Report"), verdicts, table]
     nbformat.write(nb, path)
     return path
@@ -217,5 +217,5 @@ def test_every_grading_notebook_opens_with_the_card_from_the_kits_one_function(p
     header = next(i for i, source in enumerate(sources) if "open_grading(" in source)
     assert sources[header].endswith("grading.header()")
     assert [c["cell_type"] for c in cells[:header]] == ["markdown", "code"], "only the title and the parameters"
-    assert sources[header + 1] == CARD_SOURCE and cells[header + 1]["metadata"]["tags"] == [reportfiles.VERDICTS_TAG]
+    assert sources[header + 1] == CARD_SOURCE and cells[header + 1]["metadata"]["tags"] == [reportwriter.VERDICTS_TAG]
     assert sources.count(CARD_SOURCE) == 1 and "grading.show_report()" not in sources  # the card is the score

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from plugin_site import TINY_ID, installed
 
-from gradelib.batch import fanout
+from gradelib.batch import driver
 from gradelib.batch.worker import adopt
 
 PROBE = (
@@ -25,7 +25,7 @@ PROBE = (
 def _warm_pool() -> ProcessPoolExecutor:
     """One local worker, forked warm and given this process's environment, as a batch's are."""
     return ProcessPoolExecutor(
-        1, mp_context=fanout._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
+        1, mp_context=driver._warm_context(), initializer=adopt, initargs=(dict(os.environ), os.getcwd(), sys.path)
     )
 
 
@@ -50,8 +50,8 @@ def test_workers_start_warm_with_the_drivers_environment_as_it_is_now(
 
 
 def test_workers_start_as_new_interpreters_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(fanout.ENV_WARM_WORKERS, "0")
-    assert fanout._warm_context().get_start_method() == "spawn"
+    monkeypatch.setenv(driver.ENV_WARM_WORKERS, "0")
+    assert driver._warm_context().get_start_method() == "spawn"
 
 
 def test_a_take_home_installed_after_the_fork_server_started_is_found(

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradelib.takehomes.plugin import TakeHome
+from gradelib.takehome import TakeHome
 
 from gradelib_webhooks.grading import FAILURE_MODES, WebhooksGrading
-from gradelib_webhooks.runs import CONSUMER_FILES, HANDOUT_FILES, TAKEHOME
+from gradelib_webhooks.runs import CONSUMER_FILES, HANDOUT_FILES, LABELS, TAKEHOME
 
 SAMPLES = Path(__file__).resolve().parents[1] / "submissions"  # in a checkout of this example
 
@@ -25,7 +25,7 @@ PLUGIN = TakeHome(
     failure_modes=FAILURE_MODES,
     samples=SAMPLES if SAMPLES.is_dir() else None,
     note_lines=("explanation",),  # shown as the candidate's note, rendered safely
-    labels={"late_status": "status after the timeout"},
+    labels=LABELS,
 )
 
 __all__ = ["PLUGIN", "TAKEHOME", "WebhooksGrading"]

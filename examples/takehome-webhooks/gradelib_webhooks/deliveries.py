@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import secrets
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -11,40 +9,30 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from gradelib import safetext
-from gradelib.display.errorline import first_error_line
-from gradelib.errors import UnsafeFile
-from gradelib.lazy import cached
-from gradelib.sandbox import Limits, RunResult, Sandbox, safefs, tool
+from gradelib.takehome import (
+    Limits,
+    RunResult,
+    Sandbox,
+    UnsafeFile,
+    cached,
+    clipped_text,
+    first_error_line,
+    read_file,
+    result_key,
+    tool,
+    without_result,
+)
 
 from gradelib_webhooks.judge import LEDGER, Delivery, Ledger, Verdict, judge, parse_ledger
 from gradelib_webhooks.scenarios import Scenario
 
 DELIVERER = "deliverer.py"
-RESULT_MARKER = "GRADELIB_RESULT "
-KEY_FILE = ".gradelib-result-key"
 STATE = "state"
 MAX_LEDGER_BYTES = 1024 * 1024
 MAX_DELIVERIES = 50
 # Two restarts of a slow starter (10 s each at most), a stalled delivery and redelivery rounds fit.
 SCENARIO_LIMITS = Limits(wall_seconds=45, cpu_seconds=45)
 PYTHON_MISSING = "python3 is not on the sandbox PATH: the kit's deliverer needs it"
-
-
-def parse_result(stdout: str, key: str) -> dict[str, Any] | None:
-    """The deliverer's result: the last GRADELIB_RESULT line carrying this run's key, or None.
-
-    Lines without the key are the candidate's (its output shares the run) and are ignored.
-    """
-    prefix = f"{RESULT_MARKER}{key} "
-    for line in reversed(stdout.splitlines()):
-        if key and line.startswith(prefix):
-            try:
-                result = json.loads(line[len(prefix) :])
-            except ValueError:
-                return None
-            return result if isinstance(result, dict) else None
-    return None
 
 
 @dataclass(frozen=True)
@@ -87,7 +75,7 @@ class ScenarioRun:
         """JSON-ready: what was sent and answered, what the ledger holds, the verdict, the run."""
         run = None
         if self.run is not None:
-            run = {**self.run.evidence(), "stdout_tail": _without_result(self.run.tail("stdout"))}
+            run = {**self.run.evidence(), "stdout_tail": without_result(self.run.tail("stdout"))}
             # the consumer's own attempts only: the deliverer's connections to it are the kit's
             to_consumer = f"127.0.0.1:{self.port}"
             run["connections"] = [c.describe() for c in self.run.network_attempts if to_consumer not in c.describe()]
@@ -126,13 +114,10 @@ class DeliveryRunner:
         copy = self.box.copy(scenario.name)
         clear_state(copy)  # a line judges only what this run wrote: a shipped ledger is gone
         plan = self.box.kit_file(f"scenario-{scenario.name}.json", scenario.to_json().encode())
-        key = secrets.token_hex(16)
-        key_file = copy / KEY_FILE  # read and deleted by the deliverer before the consumer starts
-        key_file.write_text(key)
-        argv = [python, "-I", str(self.deliverer), str(plan), str(key_file), *self.command]
-        run = self.box.run(argv, copy, limits=SCENARIO_LIMITS)
-        key_file.unlink(missing_ok=True)
-        result = parse_result(run.stdout, key)
+        with result_key(copy) as key:  # read and deleted by the deliverer before the consumer starts
+            argv = [python, "-I", str(self.deliverer), str(plan), str(key.file), *self.command]
+            run = self.box.run(argv, copy, limits=SCENARIO_LIMITS)
+        result = key.parse(run.stdout)
         ledger = read_ledger(copy)
         if result is None:
             return ScenarioRun(scenario, ledger=ledger, run=run, problem=_no_result(run))
@@ -151,7 +136,7 @@ class DeliveryRunner:
             ledger=ledger,
             run=run,
             port=port if isinstance(port, int) else None,
-            problem=safetext.clipped_text(str(problem), 300) if problem else None,
+            problem=clipped_text(str(problem), 300) if problem else None,
         )
 
 
@@ -167,7 +152,7 @@ def clear_state(copy: Path) -> None:
 def read_ledger(copy: Path) -> Ledger:
     """The ledger the consumer left in the copy, read without following links."""
     try:
-        data = safefs.read_file(copy, LEDGER, MAX_LEDGER_BYTES)
+        data = read_file(copy, LEDGER, MAX_LEDGER_BYTES)
     except UnsafeFile as exc:
         return Ledger(problem=f"{LEDGER} {exc.reason}")
     return parse_ledger(data)
@@ -189,10 +174,5 @@ def _start(raw: dict[str, Any]) -> dict[str, Any]:
         "step": raw.get("step"),
         "ready": bool(raw.get("ready")),
         "exit_code": raw.get("exit_code"),
-        "error": safetext.clipped_text(str(error), 300) if error else None,
+        "error": clipped_text(str(error), 300) if error else None,
     }
-
-
-def _without_result(tail: str) -> str:
-    """The run's own output: the deliverer's result line (with this run's key) is shown parsed."""
-    return "\n".join(line for line in tail.splitlines() if not line.startswith(RESULT_MARKER)).strip("\n")

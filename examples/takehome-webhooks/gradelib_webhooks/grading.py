@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradelib.result import LineResult
-from gradelib.takehomes.installguard import needs_install
-from gradelib.takehomes.plugin import FailureMode, fact_is
+from gradelib.takehome import FailureMode, LineResult, fact_is, line
 
 from gradelib_webhooks import views
 from gradelib_webhooks.lines import exactly_once, explanation, ordering, signature
@@ -18,22 +16,22 @@ from gradelib_webhooks.runs import WebhooksRuns
 class WebhooksGrading(WebhooksRuns):
     """Grades one `webhooks` submission: each line runs (and caches) the scenarios it needs, then judges them."""
 
-    @needs_install
+    @line("exactly_once")
     def exactly_once(self) -> LineResult:
         """Each event applied once: duplicates, a slow consumer, a restart (`lines/exactly_once.py`)."""
         return exactly_once.judge(self)
 
-    @needs_install
+    @line("ordering")
     def ordering(self) -> LineResult:
         """A refund before its charge, a restart in between (`lines/ordering.py`)."""
         return ordering.judge(self)
 
-    @needs_install
+    @line("signature")
     def signature(self) -> LineResult:
         """Forged events refused, the genuine one still applied (`lines/signature.py`)."""
         return signature.judge(self)
 
-    @needs_install
+    @line("explanation")
     def explanation(self) -> LineResult:
         """What the note says, for the reviewer (`lines/explanation.py`)."""
         return explanation.judge(self)

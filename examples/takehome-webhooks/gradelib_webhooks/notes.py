@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gradelib import safetext
+from gradelib.takehome import clipped_text
 
 MAX_HINTS = 200
 # (kind, label, pattern): where the note talks about what the rubric's judgment lines look for.
@@ -31,9 +31,7 @@ def find_hints(text: str) -> list[dict[str, Any]]:
     for number, line in enumerate(text.splitlines(), start=1):
         for kind, label, pattern in HINT_PATTERNS:
             if pattern.search(line):
-                hints.append(
-                    {"line": number, "kind": kind, "label": label, "text": safetext.clipped_text(line.strip())}
-                )
+                hints.append({"line": number, "kind": kind, "label": label, "text": clipped_text(line.strip())})
         if len(hints) >= MAX_HINTS:
             break
     return hints[:MAX_HINTS]

@@ -8,12 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from gradelib.errors import UnsafeFile
-from gradelib.lazy import cached
-from gradelib.result import LineResult, Tier
-from gradelib.sandbox import safefs, tool
-from gradelib.takehomes.base import BaseGrading
-from gradelib.takehomes.installguard import install_failed
+from gradelib.takehome import BaseGrading, LineResult, Tier, UnsafeFile, cached, install_failed, read_file, tool
 
 from gradelib_webhooks.deliveries import DeliveryRunner, ScenarioRun
 from gradelib_webhooks.judge import GENUINE, first_answer
@@ -21,6 +16,7 @@ from gradelib_webhooks.notes import constant_time_compare, find_hints
 from gradelib_webhooks.scenarios import SCENARIO_NAMES, load
 
 TAKEHOME = "webhooks"
+LABELS = {"late_status": "status after the timeout"}  # its evidence keys as a reader says them (TakeHome.labels)
 NOTE = "NOTE.md"
 # The consumer the handout asks for, in the order the kit looks for it, and how it is started.
 CONSUMERS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -58,7 +54,7 @@ class WebhooksRuns(BaseGrading):
         """(consumer file, the command that starts it, why there is none usable)."""
         for name, command in CONSUMERS:
             try:
-                data = safefs.read_file(self.submission, name, MAX_SOURCE_BYTES)
+                data = read_file(self.submission, name, MAX_SOURCE_BYTES)
             except UnsafeFile as exc:
                 return name, command, f"{name} {exc.reason}"
             if data is not None:
@@ -71,14 +67,14 @@ class WebhooksRuns(BaseGrading):
         name, _, problem = self.consumer
         if name is None or problem:
             return None
-        data = safefs.read_file(self.submission, name, MAX_SOURCE_BYTES)
+        data = read_file(self.submission, name, MAX_SOURCE_BYTES)
         return data.decode("utf-8", errors="replace") if data is not None else None
 
     @cached
     def note(self) -> tuple[str | None, str | None]:
         """(text of NOTE.md, why there is none)."""
         try:
-            data = safefs.read_file(self.submission, NOTE, MAX_NOTE_BYTES)
+            data = read_file(self.submission, NOTE, MAX_NOTE_BYTES)
         except UnsafeFile as exc:
             return None, f"{NOTE} {exc.reason}"
         if data is None:

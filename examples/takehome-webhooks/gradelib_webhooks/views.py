@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gradelib import safetext
-from gradelib.display import render
+from gradelib.takehome import STYLE, Html, html_visible, table_html
 
 from gradelib_webhooks.deliveries import ScenarioRun
+from gradelib_webhooks.runs import LABELS
 
 DELIVERIES = "deliveries"  # the view's name
 
@@ -38,16 +38,16 @@ def deliveries_view(runs: Mapping[str, ScenarioRun]) -> list[dict[str, Any]]:
     ]
 
 
-def deliveries_html(view: Sequence[Mapping[str, Any]] | None) -> render.Html:
+def deliveries_html(view: Sequence[Mapping[str, Any]] | None) -> Html:
     """Every scenario's deliveries and verdict, as HTML (candidate text escaped by table_html)."""
-    parts = [render.STYLE]
+    parts = [STYLE]
     lines = []
     for scenario in view or ():
         verdict = str(scenario.get("verdict") or "")
         parts.append(
-            f"<div class='gl-card'><b>{safetext.html_visible(str(scenario.get('title') or ''))}</b>: "
-            f"{safetext.html_visible(str(scenario.get('about') or ''))}"
-            f"<br>{safetext.html_visible(verdict)}{render.table_html(list(scenario.get('rows') or []))}</div>"
+            f"<div class='gl-card'><b>{html_visible(str(scenario.get('title') or ''))}</b>: "
+            f"{html_visible(str(scenario.get('about') or ''))}"
+            f"<br>{html_visible(verdict)}{table_html(list(scenario.get('rows') or []), LABELS)}</div>"
         )
         lines.append(f"{scenario.get('scenario')}: {verdict}")
-    return render.Html("".join(parts), "\n".join(lines) or "(no deliveries)")
+    return Html("".join(parts), "\n".join(lines) or "(no deliveries)")

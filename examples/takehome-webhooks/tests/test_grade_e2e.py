@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from gradelib import cli
-from gradelib.review.panel import ScoringPanel, panel_for
+from gradelib.review.scoringpanel import ScoringPanel, panel_for
 from gradelib.takehomes.rubric import default_rubric
 
 from gradelib_webhooks import PLUGIN

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES
 from gradelib import takehomes
+from gradelib.takehome import parse_result
 from gradelib.takehomes.rubric import default_rubric
 
 from gradelib_webhooks import PLUGIN, deliverer
-from gradelib_webhooks.deliveries import parse_result
 from gradelib_webhooks.judge import Ledger, judge, parse_ledger
 from gradelib_webhooks.scenarios import SCENARIO_NAMES, load
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradelib.takehomes.payments import gateway
+from gradelib.takehome import KIT_NOTEBOOKS, TakeHome
+from gradelib.takehomes.payments import fakegateway
 from gradelib.takehomes.payments.clientruns import CHECKOUT, RUN_SECONDS
 from gradelib.takehomes.payments.grading import ATTEMPTS_VIEW, FAILURE_MODES, GRADING, PaymentsGrading, check
-from gradelib.takehomes.payments.runs import DRAFT, HANDOUT_FILES, REWRITE_RATIO, TAKEHOME
-from gradelib.takehomes.plugin import KIT_NOTEBOOKS, TakeHome
+from gradelib.takehomes.payments.runs import DRAFT, HANDOUT_FILES, LABELS, REWRITE_RATIO, TAKEHOME
 
 SAMPLES = Path(__file__).resolve().parents[3] / "submissions" / TAKEHOME  # in a checkout of the kit
 
@@ -20,22 +20,12 @@ PLUGIN = TakeHome(
     markers=(CHECKOUT,),
     handout_files=HANDOUT_FILES,
     failure_modes=FAILURE_MODES,
-    servers={"gateway": gateway.main},
+    servers={"gateway": fakegateway.main},
     samples=SAMPLES if SAMPLES.is_dir() else None,
     notebook_path=KIT_NOTEBOOKS / f"{TAKEHOME}.ipynb",
     run_seconds=RUN_SECONDS,
     note_lines=("evidence", "explanation", "blast_radius"),
-    labels={
-        "chargeId": "charge id",
-        "idempotencyKey": "idempotency key",
-        "distinct_keys": "distinct keys",
-        "gaps_ms": "gaps between attempts (ms)",
-        "gaps_ms_per_run": "gaps per run (ms)",
-        "red_on_draft": "red on the model's draft",
-        "green_on_own": "green on their own code",
-        "key_in_use": "key in use (409)",
-        "amount_mismatch": "amount mismatch (400)",
-    },
+    labels=LABELS,
 )
 
 __all__ = [

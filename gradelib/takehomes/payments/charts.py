@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from gradelib import safetext
-from gradelib.display import render
+from gradelib.takehome import STYLE, Html, html_text, html_visible, table_html
+from gradelib.takehomes.payments.runs import LABELS
 
 STATUS_COLOURS = {"2xx": "#1a7f37", "503": "#cf222e", "hung": "#6e7781", "other": "#bf8700"}
 STATUS_LABELS = {"2xx": "2xx answered", "503": "503", "hung": "hung (no answer)", "other": "other status"}
@@ -64,7 +64,7 @@ def _legend(seen: set[str], left: float) -> list[str]:
     parts = []
     for number, (text, marker) in enumerate(items):
         y = TOP + 6 + number * 18
-        label = f'<text x="{left + 10:.1f}" y="4">{safetext.html_text(text)}</text>'
+        label = f'<text x="{left + 10:.1f}" y="4">{html_text(text)}</text>'
         parts.append(f'<g transform="translate(0,{y})">{marker}{label}</g>')
     return parts
 
@@ -88,9 +88,7 @@ def attempts_timeline(attempts: Mapping[str, Sequence[Mapping[str, Any]]] | None
     def x_of(seconds: float) -> float:
         return PLOT_LEFT + (PLOT_RIGHT - PLOT_LEFT) * seconds / span
 
-    parts = [
-        f'<text x="{WIDTH / 2:.0f}" y="14" text-anchor="middle" font-weight="600">{safetext.html_text(title)}</text>'
-    ]
+    parts = [f'<text x="{WIDTH / 2:.0f}" y="14" text-anchor="middle" font-weight="600">{html_text(title)}</text>']
     bottom = TOP + ROW * max(len(names), 1)
     for tick in ticks:
         x = x_of(tick)
@@ -103,7 +101,7 @@ def attempts_timeline(attempts: Mapping[str, Sequence[Mapping[str, Any]]] | None
     seen: set[str] = set()
     for number, name in enumerate(names):
         y = TOP + ROW * number + ROW / 2
-        parts.append(f'<text x="{PLOT_LEFT - 10}" y="{y + 4:.1f}" text-anchor="end">{safetext.html_text(name)}</text>')
+        parts.append(f'<text x="{PLOT_LEFT - 10}" y="{y + 4:.1f}" text-anchor="end">{html_text(name)}</text>')
         if not rows[name]:
             parts.append(f'<text x="{PLOT_LEFT + 4}" y="{y + 4:.1f}" fill="#6e7781">no requests</text>')
         for row in rows[name]:
@@ -120,10 +118,10 @@ def attempts_timeline(attempts: Mapping[str, Sequence[Mapping[str, Any]]] | None
     return Svg(body, f"request timeline ({counts or 'no scenarios'})")
 
 
-def attempts_html(attempts: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> render.Html:
+def attempts_html(attempts: Mapping[str, Sequence[Mapping[str, Any]]] | None) -> Html:
     """The request log of each scenario as an escaped table under the scenario's name."""
     parts = []
     for name, rows in (attempts or {}).items():
-        table = render.table_html(list(rows)) if rows else "<p>(no requests)</p>"
-        parts.append(f'<div class="gl-key">{safetext.html_visible(name)}</div>{table}')
-    return render.Html(f'{render.STYLE}<div class="gl-card">{"".join(parts)}</div>')
+        table = table_html(list(rows), LABELS) if rows else "<p>(no requests)</p>"
+        parts.append(f'<div class="gl-key">{html_visible(name)}</div>{table}')
+    return Html(f'{STYLE}<div class="gl-card">{"".join(parts)}</div>')

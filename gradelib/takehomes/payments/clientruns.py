@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
-import json
 import re
-import secrets
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib import safetext
-from gradelib.display.errorline import first_error_line
-from gradelib.lazy import cached
-from gradelib.sandbox import Limits, RunResult, Sandbox, Service, tool
-from gradelib.takehomes.payments.gateway import Gateway, GatewayCounts, GatewayRequest
+from gradelib.takehome import (
+    Limits,
+    RunResult,
+    Sandbox,
+    Service,
+    cached,
+    clipped_text,
+    first_error_line,
+    result_key,
+    takehome_data,
+    tool,
+    without_result,
+)
+from gradelib.takehomes.payments.fakegateway import Gateway, GatewayCounts, GatewayRequest
 from gradelib.takehomes.payments.keyscope import BACKOFF_MIN_GAP, gaps, has_backoff, least_gaps
 from gradelib.takehomes.payments.suites import HANDOUT_PORT, SuiteRuns, find_tests, run_suites
-from gradelib.takehomes.rubric import takehome_data
 
-__all__ = ["ClientRun", "ClientRunner", "ScenarioRun", "SuiteRuns", "find_tests", "parse_result", "tap_summary"]
+__all__ = ["ClientRun", "ClientRunner", "ScenarioRun", "SuiteRuns", "find_tests", "tap_summary"]
 
 CHECKOUT = "checkout.mjs"
 PACKAGE_JSON = "package.json"
@@ -28,8 +34,6 @@ DRIVER = "driver.mjs"
 DRIVER_FOLDER = "payments"  # the take-home's package-data folder, where the driver ships
 WITH_STUB = "with-stub.mjs"  # runs a suite with the handout's gateway stub listening (package data too)
 HANDOUT_STUB = ("gateway", "server.mjs")  # the handout's own stub, as candidates receive it
-RESULT_MARKER = "GRADELIB_RESULT "
-KEY_FILE = ".gradelib-result-key"
 AMOUNT = 4200
 ORDERS_AMOUNTS = (4200, 1700)  # the orders scenario: two separate orders, one process
 GATEWAY_PORT = HANDOUT_PORT
@@ -62,22 +66,6 @@ NPM_MISSING = (
     "the submission's tests need npm, which is not installed on the grading machine:"
     " `apt-get install npm` (or the README's setup command)"
 )
-
-
-def parse_result(stdout: str, key: str) -> dict[str, Any] | None:
-    """The driver's result: the last GRADELIB_RESULT line carrying this run's key, or None.
-
-    Lines without the key are the candidate's (it shares the driver's stdout) and are ignored.
-    """
-    prefix = f"{RESULT_MARKER}{key} "
-    for line in reversed(stdout.splitlines()):
-        if key and line.startswith(prefix):
-            try:
-                result = json.loads(line[len(prefix) :])
-            except ValueError:
-                return None
-            return result if isinstance(result, dict) else None
-    return None
 
 
 def tap_summary(output: str) -> dict[str, int]:
@@ -138,7 +126,7 @@ class ClientRun:
             "stopped_by_kit": self.stop_reason,
             "unhandled": list(self.unhandled),
             "calls": [dict(call) for call in self.calls],
-            "run": {**self.run.evidence(), "stdout_tail": _without_result(self.run.tail("stdout"))},
+            "run": {**self.run.evidence(), "stdout_tail": without_result(self.run.tail("stdout"))},
         }
 
 
@@ -277,22 +265,19 @@ class ClientRunner:
         """
         stopper = _Stopper(gateway, at_first_request=at_first_request)
         service = Service("gateway", GATEWAY_PORT, gateway.serve, GATEWAY_ENV)
-        key = secrets.token_hex(16)
-        key_file = copy / KEY_FILE  # read and deleted by the driver before the candidate's code loads
-        key_file.write_text(key)
         amounts_arg = ",".join(str(amount) for amount in amounts)
-        argv = [self.node or "node", str(self.driver), str(copy / CHECKOUT), amounts_arg, str(key_file), str(seed)]
-        run = self.box.run(argv, copy, limits=limits, services=[service], stop_when=stopper, machine=machine)
-        key_file.unlink(missing_ok=True)
-        result = parse_result(run.stdout, key) or {}
+        with result_key(copy) as key:  # read and deleted by the driver before the candidate's code loads
+            argv = [self.node or "node", str(self.driver), str(copy / CHECKOUT), amounts_arg, str(key.file), str(seed)]
+            run = self.box.run(argv, copy, limits=limits, services=[service], stop_when=stopper, machine=machine)
+        result = key.parse(run.stdout) or {}
         outcome = result.get("outcome")
         error = result.get("error")
         return ClientRun(
             run=run,
             outcome=str(outcome) if outcome is not None else None,
             value=result.get("value"),
-            error=safetext.clipped_text(error, 500) if error is not None else None,
-            unhandled=tuple(safetext.clipped_text(u, 300) for u in result.get("unhandled") or [])[:5],
+            error=clipped_text(error, 500) if error is not None else None,
+            unhandled=tuple(clipped_text(u, 300) for u in result.get("unhandled") or [])[:5],
             requests=stopper.made(),
             stop_reason=stopper.reason if run.stopped else None,
             calls=tuple(_call(call) for call in (result.get("calls") or [])[:10] if isinstance(call, dict)),
@@ -379,11 +364,6 @@ def shrinking_waits(runs: Sequence[ScenarioRun]) -> bool:
     return len(least) >= 2 and all(gap >= BACKOFF_MIN_GAP for gap in least) and not has_backoff(least)
 
 
-def _without_result(tail: str) -> str:
-    """The client's own output: the driver's result line (with this run's secret key) is shown parsed."""
-    return "\n".join(line for line in tail.splitlines() if not line.startswith(RESULT_MARKER)).strip("\n")
-
-
 def seed_for(scenario: str, number: int) -> int:
     """The driver's Math.random seed for a run: the same on every grading, different for every run."""
     return zlib.crc32(f"{scenario}:{number}".encode())
@@ -396,5 +376,5 @@ def _call(call: Mapping[str, Any]) -> dict[str, Any]:
         "amount": call.get("amount"),
         "outcome": str(call.get("outcome")),
         "value": call.get("value"),
-        "error": safetext.clipped_text(error, 500) if error is not None else None,
+        "error": clipped_text(error, 500) if error is not None else None,
     }

@@ -6,12 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gradelib.result import LineResult, Report
-from gradelib.takehomes.installguard import needs_install
+from gradelib.takehome import FailureMode, LineResult, Report, Rubric, fact_is, line
 from gradelib.takehomes.payments.lines import blast_radius, evidence, explanation, found_defect, key_scope
 from gradelib.takehomes.payments.runs import PaymentsRuns
-from gradelib.takehomes.plugin import FailureMode, fact_is
-from gradelib.takehomes.rubric import Rubric
 
 ATTEMPTS_VIEW = "attempts"
 
@@ -19,27 +16,27 @@ ATTEMPTS_VIEW = "attempts"
 class PaymentsGrading(PaymentsRuns):
     """Grades one `payments` submission: each line runs (and caches) what it needs, then judges it."""
 
-    @needs_install
+    @line("found_defect")
     def found_defect(self) -> LineResult:
         """A test red on the draft and green on the candidate's code (`lines/found_defect.py`)."""
         return found_defect.judge(self)
 
-    @needs_install
+    @line("key_scope")
     def key_scope(self) -> LineResult:
         """The key's scope, from the keys the gateway saw (`lines/key_scope.py`)."""
         return key_scope.judge(self)
 
-    @needs_install
+    @line("evidence")
     def evidence(self) -> LineResult:
         """What the note shows of a run, for the reviewer (`lines/evidence.py`)."""
         return evidence.judge(self)
 
-    @needs_install
+    @line("explanation")
     def explanation(self) -> LineResult:
         """Where the note explains idempotency and the restart gap, for the reviewer (`lines/explanation.py`)."""
         return explanation.judge(self)
 
-    @needs_install
+    @line("blast_radius")
     def blast_radius(self) -> LineResult:
         """What else the note finds unsafe, beside the slow scenario (`lines/blast_radius.py`)."""
         return blast_radius.judge(self)

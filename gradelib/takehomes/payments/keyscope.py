@@ -8,9 +8,8 @@ from collections.abc import Iterable, Sequence
 from itertools import pairwise
 from typing import Literal
 
-from gradelib.similarity.fingerprint import CodeFile, marks_of
-from gradelib.similarity.pairs import match
-from gradelib.takehomes.payments.gateway import GatewayRequest
+from gradelib.takehome import CodeFile, marks_of, match
+from gradelib.takehomes.payments.fakegateway import GatewayRequest
 
 KeyScope = Literal["per_attempt", "per_call", "persisted", "unknown"]
 BACKOFF_MIN_GAP = 0.02  # seconds: shorter gaps are immediate retries, not backoff

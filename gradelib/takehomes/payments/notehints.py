@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gradelib import safetext
+from gradelib.takehome import clipped_text
 
 MAX_HINTS = 200
 # Hints shown to the reviewer beside the note; never scored. (kind, label, pattern)
@@ -52,7 +52,7 @@ def find_hints(text: str) -> list[dict[str, Any]]:
 
 
 def _hint(number: int, kind: str, label: str, line: str) -> dict[str, Any]:
-    return {"line": number, "kind": kind, "label": label, "text": safetext.clipped_text(line.strip())}
+    return {"line": number, "kind": kind, "label": label, "text": clipped_text(line.strip())}
 
 
 def hint_lines(hints: Sequence[Mapping[str, Any]], kind: str) -> list[int]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from gradelib.errors import ScenarioError
+from gradelib.takehome import ScenarioError
 
 PACKAGED_SCENARIOS = ("payments", "scenarios.toml")
 SCENARIO_FIELDS = frozenset({"description", "steps"})

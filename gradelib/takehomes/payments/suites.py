@@ -9,9 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from gradelib.display.errorline import first_error_line
-from gradelib.errors import UnsafeFile
-from gradelib.sandbox import RunResult, safefs
+from gradelib.takehome import RunResult, UnsafeFile, first_error_line, list_files, read_file, remove_file, takehome_data
 from gradelib.takehomes.payments import testrunners
 from gradelib.takehomes.payments.testreports import (
     REPORT,
@@ -23,7 +21,6 @@ from gradelib.takehomes.payments.testreports import (
     tap_failure,
 )
 from gradelib.takehomes.payments.testrunners import Runner, RunnerCall
-from gradelib.takehomes.rubric import takehome_data
 
 CHECKOUT = "checkout.mjs"
 PACKAGE_JSON = "package.json"
@@ -63,7 +60,7 @@ RunTests = Callable[[Sequence[str], Path, Mapping[str, str], bool], RunResult]
 def package_scripts(root: Path) -> dict[str, str]:
     """package.json's scripts, by name (the ones that are text)."""
     try:
-        package = json.loads(safefs.read_file(root, PACKAGE_JSON, MAX_PACKAGE_BYTES) or b"null")
+        package = json.loads(read_file(root, PACKAGE_JSON, MAX_PACKAGE_BYTES) or b"null")
     except (ValueError, UnsafeFile):
         return {}
     scripts = package.get("scripts") if isinstance(package, dict) else None
@@ -73,7 +70,7 @@ def package_scripts(root: Path) -> dict[str, str]:
 def test_script(root: Path) -> str | None:
     """The package.json `test` script, unless it is missing, empty or npm's placeholder."""
     try:
-        package = json.loads(safefs.read_file(root, PACKAGE_JSON, MAX_PACKAGE_BYTES) or b"null")
+        package = json.loads(read_file(root, PACKAGE_JSON, MAX_PACKAGE_BYTES) or b"null")
     except (UnsafeFile, ValueError):
         package = None
     scripts = package.get("scripts") if isinstance(package, dict) else None
@@ -87,7 +84,7 @@ def find_tests(root: Path) -> tuple[str, tuple[str, ...]] | None:
     """("npm", npm test) for a package.json test script, ("node", node --test) for test files."""
     if test_script(root) is not None:
         return "npm", ("npm", "test")
-    for path in safefs.list_files(root):
+    for path in list_files(root):
         if "node_modules" in Path(path).parts:
             continue
         if TEST_FILE.search(path):
@@ -381,14 +378,14 @@ def _run_variant(
         target.chmod(0o644)
     suffix = ".json" if call.runner in ("jest", "vitest", "mocha") else ".tap"
     report_name = REPORT + suffix
-    safefs.remove_file(folder, report_name)  # judge only what this run writes
+    remove_file(folder, report_name)  # judge only what this run writes
     report = testrunners.machine_report(call, str(folder / report_name), version)
     argv = [binary, *command[1:], *(("--", *report.args) if report.args else ())]
     run = run_tests(argv, folder, report.env, stub)
     raw = None
     if report.file:
         try:
-            raw = safefs.read_file(folder, report_name, MAX_REPORT_BYTES)
+            raw = read_file(folder, report_name, MAX_REPORT_BYTES)
         except UnsafeFile:
             raw = None
     text = raw.decode("utf-8", errors="replace") if raw is not None else None

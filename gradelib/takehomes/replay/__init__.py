@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gradelib.takehomes.plugin import KIT_NOTEBOOKS, TakeHome
+from gradelib.takehome import KIT_NOTEBOOKS, TakeHome
 from gradelib.takehomes.replay import modelstub
 from gradelib.takehomes.replay.grading import FAILURE_MODES, GRADING, ReplayGrading, check
 from gradelib.takehomes.replay.runs import (

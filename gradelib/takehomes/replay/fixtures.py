@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gradelib.errors import UnsafeFile
-from gradelib.sandbox import safefs
+from gradelib.takehome import UnsafeFile, read_file
 
 MAX_CASSETTE_BYTES = 4 * 1024 * 1024
 MIN_SIBLINGS = 3  # below this there is no "majority" to stand out from
@@ -92,7 +91,7 @@ def standouts(root: Path, cassettes: Sequence[str]) -> list[Standout]:
     shapes: dict[str, Shape] = {}
     for rel in cassettes:
         try:
-            data = safefs.read_file(root, rel, MAX_CASSETTE_BYTES)
+            data = read_file(root, rel, MAX_CASSETTE_BYTES)
         except UnsafeFile as exc:
             shapes[rel] = Shape(frozenset(), "", False, False, False)
             found = Standout(rel, (exc.reason,))

@@ -6,41 +6,37 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from gradelib.result import LineResult, Report
-from gradelib.sandbox import Limits
-from gradelib.takehomes.installguard import needs_install
-from gradelib.takehomes.plugin import EntryView, FailureMode, outcome_is
+from gradelib.takehome import EntryView, FailureMode, Limits, LineResult, Report, Rubric, line, outcome_is
 from gradelib.takehomes.replay.lines import identical, missing_fixture, offline, record, volatile
 from gradelib.takehomes.replay.liverecord import LiveEndpoint
 from gradelib.takehomes.replay.runs import RECORD_LIMITS, REPLAY_LIMITS, ReplayRuns
-from gradelib.takehomes.rubric import Rubric
 
 
 class ReplayGrading(ReplayRuns):
     """Grades one `replay` submission: each line runs (and caches) the sandbox runs it needs, then judges them."""
 
-    @needs_install
+    @line("identical")
     def identical(self) -> LineResult:
         """Two replays in fresh copies, environment varied: byte-identical answers? (`lines/identical.py`)"""
         return identical.judge(self)
 
-    @needs_install
+    @line("offline")
     def offline(self) -> LineResult:
         """Every replay-mode run was offline: any attempted connection fails the line (`lines/offline.py`)."""
         return offline.judge(self)
 
-    @needs_install
+    @line("missing_fixture")
     def missing_fixture(self) -> LineResult:
         """One cassette deleted: replay must fail loudly, offline, without writing answers
         (`lines/missing_fixture.py`)."""
         return missing_fixture.judge(self)
 
-    @needs_install
+    @line("record")
     def record(self) -> LineResult:
         """Record against the kit's stub: capped, re-runnable, feeds replay; fixtures honest (`lines/record.py`)."""
         return record.judge(self)
 
-    @needs_install
+    @line("volatile")
     def volatile(self) -> LineResult:
         """Timestamps, random ids, durations, token counts, model ids in the graded file (`lines/volatile.py`)."""
         return volatile.judge(self)

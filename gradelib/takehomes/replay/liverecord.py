@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from gradelib.settings import ENV_LIVE_BASE_URL, Settings, current_settings
+from gradelib.takehome import ENV_LIVE_BASE_URL, Settings, current_settings
 from gradelib.takehomes.replay.modelstub import label_in_reply
 
 ENV_BASE_URL = ENV_LIVE_BASE_URL

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
-from gradelib.errors import SubmissionError
-from gradelib.servers import httpserve
+from gradelib.takehome import BodyError, BoundServer, JsonHandler, SubmissionError, serving, stop_on_signals
 
 LABELS: tuple[str, ...] = ("billing", "bug", "account", "feature_request", "other")
 StubMode = Literal["healthy", "plain", "failing"]
@@ -223,7 +222,7 @@ class ModelStub:
             self._serving = True
         try:
             server = _StubServer(sock, self)
-            with httpserve.serving(server, "gradelib-modelstub", on_stop=server.stop):
+            with serving(server, "gradelib-modelstub", on_stop=server.stop):
                 yield self
         finally:
             with self._lock:
@@ -325,7 +324,7 @@ class ModelStub:
         return call
 
 
-class _StubServer(httpserve.BoundServer):
+class _StubServer(BoundServer):
     def __init__(self, sock: socket.socket, stub: ModelStub) -> None:
         super().__init__(sock, _StubHandler)
         self.stub = stub
@@ -335,7 +334,7 @@ class _StubServer(httpserve.BoundServer):
         self.stopped = True
 
 
-class _StubHandler(httpserve.JsonHandler):
+class _StubHandler(JsonHandler):
     server_version = "gradelib-modelstub/1"
     max_body_bytes = MAX_BODY_BYTES
 
@@ -346,7 +345,7 @@ class _StubHandler(httpserve.JsonHandler):
         raw = b""
         try:
             raw = self.read_body()
-        except httpserve.BodyError as exc:
+        except BodyError as exc:
             # OpenAI-style errors are sentences.
             error = _error_payload(f"{exc.reason[:1].upper()}{exc.reason[1:]}.", "invalid_request_error", None)
             answer = _Reply(exc.status, error, None, None, "")
@@ -474,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"modelstub: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    with httpserve.stop_on_signals() as stop, sock, stub.serve(sock):
+    with stop_on_signals() as stop, sock, stub.serve(sock):
         host, port = sock.getsockname()[:2]
         print(
             f"modelstub: {args.mode} on http://{host}:{port}/v1 ({len(tickets)} tickets); Ctrl-C to stop",

@@ -12,19 +12,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib import runlog
-from gradelib.display import errorline
-from gradelib.environment import Environment
-from gradelib.environment.tools import TOOLS
-from gradelib.errors import UnsafeFile
-from gradelib.lazy import cached
-from gradelib.result import LineResult
-from gradelib.sandbox import Limits, RunResult, Service, libfaketime, safefs, tool
-from gradelib.takehomes.base import BaseGrading
+from gradelib.takehome import (
+    BaseGrading,
+    Environment,
+    Limits,
+    LineResult,
+    Rubric,
+    RunResult,
+    Service,
+    UnsafeFile,
+    cached,
+    error_line,
+    in_context,
+    libfaketime,
+    list_files,
+    read_file,
+    remove_file,
+    tool,
+)
 from gradelib.takehomes.replay import diff, fixtures
 from gradelib.takehomes.replay.liverecord import ENV_BASE_URL, LiveEndpoint, LiveRelay, endpoint_from_env
 from gradelib.takehomes.replay.modelstub import ModelStub, packaged_tickets
-from gradelib.takehomes.rubric import Rubric
 
 TAKEHOME = "replay"
 RUN_SH = "run.sh"
@@ -80,7 +88,7 @@ def variations(environment: Environment | None = None) -> tuple[Variation, Varia
     (`poetry run`, `hatch run`), the clock is not shifted (libfaketime breaks its waits). The
     evidence says so."""
     stable_paths = environment is not None and environment.mounts().stable_paths
-    runner = _python_runner(environment)
+    runner = environment.python_runner() if environment is not None else None
     first = Variation(
         "run A",
         {"PYTHONHASHSEED": "1", "TZ": "GMT+12", "LANG": "C", "LC_ALL": "C"},
@@ -121,13 +129,6 @@ def variations(environment: Environment | None = None) -> tuple[Variation, Varia
         described.append("CPU count 1 (taskset)")
     second = Variation("run B", env_b, 0o002, "elsewhere/deeper", True, "replay-b", cpus, tuple(described))
     return first, second
-
-
-def _python_runner(environment: Environment | None) -> str | None:
-    """The Python package manager that set the submission up (Hatch, Poetry), if one did."""
-    python = environment.python if environment is not None else None
-    tool = str((python.setup or {}).get("tool")) if python is not None and python.setup else ""
-    return tool if tool in TOOLS and TOOLS[tool].ecosystem == "python" else None
 
 
 @dataclass(frozen=True)
@@ -236,7 +237,7 @@ def _command(copy: Path, mode: str) -> list[str]:
     """`./run.sh MODE` when run.sh is executable with a shebang, else `bash run.sh MODE`."""
     script = copy / RUN_SH
     try:
-        head = safefs.read_file(copy, RUN_SH, 1 << 20) or b""
+        head = read_file(copy, RUN_SH, 1 << 20) or b""
     except UnsafeFile:
         head = b""
     if os.access(script, os.X_OK) and head.startswith(b"#!"):
@@ -246,7 +247,7 @@ def _command(copy: Path, mode: str) -> list[str]:
 
 def _answers(copy: Path) -> tuple[bytes | None, str | None]:
     try:
-        data = safefs.read_file(copy, ANSWERS, MAX_ANSWERS_BYTES)
+        data = read_file(copy, ANSWERS, MAX_ANSWERS_BYTES)
     except UnsafeFile as exc:
         return None, f"{ANSWERS} {exc.reason}"
     return (data, None) if data is not None else (None, ANSWERS_NOT_WRITTEN)
@@ -255,14 +256,14 @@ def _answers(copy: Path) -> tuple[bytes | None, str | None]:
 def _clear_outputs(copy: Path, outputs: tuple[str, ...]) -> None:
     """Remove what a mode is supposed to write, so the run has to write it itself."""
     for output in outputs:
-        files = safefs.list_files(copy, output)  # a folder's files; [] for a file
+        files = list_files(copy, output)  # a folder's files; [] for a file
         for path in files or [output]:
-            safefs.remove_file(copy, path)
+            remove_file(copy, path)
 
 
 def error_said(run: RunResult) -> str:
     """The line that says why a run failed: a traceback's error, not Node's banner nor a stack frame."""
-    line = errorline.error_line(run.stderr) or errorline.error_line(run.stdout)
+    line = error_line(run.stderr) or error_line(run.stdout)
     return line if len(line) <= MAX_SAID else line[: MAX_SAID - 1] + "…"
 
 
@@ -357,7 +358,7 @@ class ReplayRuns(BaseGrading):
     def tickets(self) -> list[dict[str, str]]:
         """The submission's tickets, or the handout's when its copy is unusable."""
         try:
-            doc = json.loads(safefs.read_file(self.submission, TICKETS, MAX_TICKETS_BYTES) or b"")
+            doc = json.loads(read_file(self.submission, TICKETS, MAX_TICKETS_BYTES) or b"")
             rows = [{"id": str(t["id"]), "body": str(t["body"])} for t in doc]
             return rows if rows else packaged_tickets()
         except (UnsafeFile, ValueError, TypeError, KeyError):
@@ -371,7 +372,7 @@ class ReplayRuns(BaseGrading):
     @cached
     def cassettes(self) -> list[str]:
         """Committed cassette files, relative to the submission."""
-        return safefs.list_files(self.submission, CASSETTES)
+        return list_files(self.submission, CASSETTES)
 
     def _replay(self, variation: Variation, *, trace_files: bool = False) -> Replay:
         copy = self.box.copy(
@@ -396,8 +397,8 @@ class ReplayRuns(BaseGrading):
         """The two replays of the identical check, run side by side."""
         first, second = variations(self.environment)
         with ThreadPoolExecutor(2) as pool:
-            a = pool.submit(runlog.in_context(self._replay), first, trace_files=True)
-            b = pool.submit(runlog.in_context(self._replay), second)
+            a = pool.submit(in_context(self._replay), first, trace_files=True)
+            b = pool.submit(in_context(self._replay), second)
             return a.result(), b.result()
 
     @cached
@@ -420,7 +421,7 @@ class ReplayRuns(BaseGrading):
         if self.removed_cassette is None:
             return None
         copy = self.box.copy("missing-fixture")
-        safefs.remove_file(copy, self.removed_cassette)
+        remove_file(copy, self.removed_cassette)
         _clear_outputs(copy, REPLAY_OUTPUTS)
         run = self.box.run(_command(copy, "replay"), copy, limits=self.replay_limits)
         data, problem = _answers(copy)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult
 
 from gradelib_webhooks.runs import EXACTLY_ONCE, IN_ONE_PROCESS, WebhooksRuns
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from gradelib import safetext
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult, markdown_html
 
 from gradelib_webhooks.notes import hint_lines
 from gradelib_webhooks.runs import NOTE, WebhooksRuns
@@ -15,7 +14,7 @@ def judge(grading: WebhooksRuns) -> LineResult:
     evidence = {
         "note_file": NOTE,
         "note_problem": problem,
-        "note_html": safetext.markdown_html(text) if text is not None else None,
+        "note_html": markdown_html(text) if text is not None else None,
         "hints": grading.hints,
     }
     if text is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult
 
 from gradelib_webhooks.notes import constant_time_compare
 from gradelib_webhooks.runs import WebhooksRuns, balances_text

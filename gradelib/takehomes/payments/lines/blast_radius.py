@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from gradelib.result import LineResult
-from gradelib.takehomes.payments.gateway import GatewayCounts
+from gradelib.takehome import LineResult
+from gradelib.takehomes.payments.fakegateway import GatewayCounts
 from gradelib.takehomes.payments.notehints import hint_lines
 from gradelib.takehomes.payments.runs import BLAST_RADIUS_HINTS, PaymentsRuns, line_numbers
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult
 from gradelib.takehomes.payments.notehints import hint_lines
 from gradelib.takehomes.payments.runs import EXPLANATION_HINTS, PaymentsRuns, line_numbers
 

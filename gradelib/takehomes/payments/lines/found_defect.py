@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult
 from gradelib.takehomes.payments.clientruns import CHECKOUT, MAX_ROWS
 from gradelib.takehomes.payments.runs import FIX_NAMES, MAX_ATTEMPTS, PaymentsRuns
 from gradelib.takehomes.payments.suites import FIXES

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult
 from gradelib.takehomes.payments.clientruns import NODE_MISSING
 from gradelib.takehomes.payments.runs import KEY_SCOPE_TIERS, ORDER_SCENARIOS, PaymentsRuns
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult
 from gradelib.takehomes.replay import diff
 from gradelib.takehomes.replay.runs import ReplayRuns, answers_problems, variations, why_no_answers
 

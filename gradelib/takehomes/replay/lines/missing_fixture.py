@@ -5,8 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from gradelib.display import errorline
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult, last_word
 from gradelib.takehomes.replay.runs import ANSWERS, CASSETTES, LOUD_WORDS, ReplayRuns, error_said, how_it_ended
 
 
@@ -37,9 +36,9 @@ def judge(grading: ReplayRuns) -> LineResult:
         message = f"no cassettes in {CASSETTES}/, so replay reads no recorded responses and none can go missing"
         return grading._line("missing_fixture", "fail", message, evidence)
     run = replay.run
-    last_word = errorline.last_word(run.stdout + "\n" + run.stderr)
+    said_last = last_word(run.stdout + "\n" + run.stderr)
     words = [*LOUD_WORDS, Path(removed).name.lower(), Path(removed).stem.lower()]
-    named = [w for w in words if w and w in last_word.lower()]
+    named = [w for w in words if w and w in said_last.lower()]
     evidence |= {
         "removed": removed,
         "run": run.evidence(),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult
 from gradelib.takehomes.replay.runs import DNS_PORT, ReplayRuns, why_no_answers
 
 

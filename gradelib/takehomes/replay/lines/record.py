@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gradelib.errors import UnsafeFile
-from gradelib.result import LineResult
-from gradelib.sandbox import RunResult, safefs
+from gradelib.takehome import LineResult, RunResult, UnsafeFile, read_file
 from gradelib.takehomes.replay import fixtures
 from gradelib.takehomes.replay.runs import (
     ANSWERS,
@@ -112,7 +110,7 @@ def fixture_honesty(grading: ReplayRuns) -> dict[str, Any]:
     """Fixture honesty: committed labels vs a fresh replay, cassettes that stand out, git history."""
     findings: list[str] = []
     try:
-        committed = safefs.read_file(grading.submission, ANSWERS, MAX_ANSWERS_BYTES)
+        committed = read_file(grading.submission, ANSWERS, MAX_ANSWERS_BYTES)
     except UnsafeFile as exc:
         committed = None
         findings.append(f"committed {ANSWERS} {exc.reason}")

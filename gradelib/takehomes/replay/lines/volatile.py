@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gradelib.result import LineResult
+from gradelib.takehome import LineResult
 from gradelib.takehomes.replay import volatile
 from gradelib.takehomes.replay.runs import ANSWERS, ReplayRuns, changed_between, why_no_answers
 

@@ -35,9 +35,16 @@ from types import MappingProxyType
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
-from gradelib.errors import ScenarioError
-from gradelib.servers import httpserve
-from gradelib.servers.httpserve import POLL_INTERVAL_SECONDS
+from gradelib.takehome import (
+    POLL_INTERVAL_SECONDS,
+    BodyError,
+    BoundServer,
+    JsonHandler,
+    ScenarioError,
+    client_gone,
+    serving,
+    stop_on_signals,
+)
 from gradelib.takehomes.payments.scenarios import PACKAGED_SCENARIOS, Scenario, load_scenarios
 
 KeySource = Literal["body", "header", "none"]
@@ -245,7 +252,7 @@ class Gateway:
         try:
             server = _GatewayServer(sock, self)
             # Setting the stop event releases hung and delayed requests.
-            with httpserve.serving(server, "gradelib-gateway", on_stop=self._stop.set, grace=STOP_GRACE_SECONDS):
+            with serving(server, "gradelib-gateway", on_stop=self._stop.set, grace=STOP_GRACE_SECONDS):
                 yield self
         finally:
             with self._lock:
@@ -331,13 +338,13 @@ def _logged_headers(headers: Message) -> dict[str, str]:
     return logged
 
 
-class _GatewayServer(httpserve.BoundServer):
+class _GatewayServer(BoundServer):
     def __init__(self, sock: socket.socket, gateway: Gateway) -> None:
         super().__init__(sock, _GatewayHandler, max_connections=MAX_OPEN_CONNECTIONS)
         self.gateway = gateway
 
 
-class _GatewayHandler(httpserve.JsonHandler):
+class _GatewayHandler(JsonHandler):
     server_version = "gradelib-gateway/1"
     max_body_bytes = MAX_BODY_BYTES
 
@@ -347,7 +354,7 @@ class _GatewayHandler(httpserve.JsonHandler):
         raw = b""
         try:
             raw = self.read_body()
-        except httpserve.BodyError as exc:
+        except BodyError as exc:
             problem = (exc.status, exc.reason)
         if urlsplit(self.path).path != CHARGE_PATH:
             self.send_json(404, _error(404))
@@ -362,7 +369,7 @@ class _GatewayHandler(httpserve.JsonHandler):
         answer = gateway._charge(_logged_headers(self.headers), parsed)
         if answer.status is None:
             while not gateway._stop.wait(POLL_INTERVAL_SECONDS):
-                if httpserve.client_gone(self.connection):
+                if client_gone(self.connection):
                     break
             self.close_connection = True
             return
@@ -386,7 +393,7 @@ class _GatewayHandler(httpserve.JsonHandler):
             self.send_json(404, _error(404))
 
     def _other(self) -> None:
-        with contextlib.suppress(httpserve.BodyError):
+        with contextlib.suppress(BodyError):
             self.read_body()
         self.send_json(404, _error(404))
 
@@ -442,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         print(f"gateway: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    with httpserve.stop_on_signals() as stop, sock, gateway.serve(sock):
+    with stop_on_signals() as stop, sock, gateway.serve(sock):
         host, port = sock.getsockname()[:2]
         print(
             f"gateway: scenario {gateway.scenario.name} on http://{host}:{port}; Ctrl-C prints the counts and stops",

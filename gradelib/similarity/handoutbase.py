@@ -11,7 +11,7 @@ from pathlib import Path
 
 from gradelib.errors import GradelibError
 from gradelib.settings import ENV_STARTER, Settings, current_settings
-from gradelib.similarity import Base, base_of
+from gradelib.similarity.fingerprint import Base, base_of
 from gradelib.takehomes import handout
 
 STARTER_ENV = ENV_STARTER.replace("<TAKEHOME>", "{takehome}")

@@ -66,7 +66,7 @@ def _child(nsinit: ModuleType, config: bytes, fds: list[int]) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """`python -I -S launcher.py SOCKET_PATH CONTROL_FD`: import nsinit, say ready, serve."""
+    """`python -I -S launchserver.py SOCKET_PATH CONTROL_FD`: import nsinit, say ready, serve."""
     path, control = argv[1], int(argv[2])
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a kit gone mid-start is an error here, not a silent death
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -6,7 +6,6 @@ import contextlib
 import json
 import multiprocessing
 import os
-import shutil
 import signal
 import sys
 import threading
@@ -25,20 +24,20 @@ from gradelib.batch.deadline import grading_deadline
 from gradelib.batch.parcel import Artifacts, Parcel, install_env, pack
 from gradelib.batch.reportname import report_stem
 from gradelib.batch.worker import WARMUP_MODULE, adopt, grade_parcel
-from gradelib.environment.capped import size_text
-from gradelib.environment.settings import InstallSettings
+from gradelib.environment.installsettings import InstallSettings
 from gradelib.errors import GradelibError, ReportsOfAnotherGradebook, ReportsUnwritable, SchedulerLost
 from gradelib.gradebook import DEFAULT_PATH, Gradebook, SubmissionRow
 from gradelib.gradebook.health import CODE_TABLES, READ_TABLES, check
 from gradelib.gradebook.identity import label_for
-from gradelib.notebook import views_path
+from gradelib.notebook import report_from_dict, views_path
 from gradelib.review import reportowner
-from gradelib.review.reportfiles import refresh_report
+from gradelib.review.reportfiles import run_form
 from gradelib.review.reportowner import ReportRecord
+from gradelib.review.reportwriter import warm_exporter, write_report
 from gradelib.sandbox import diskcap
 from gradelib.settings import ENV_WARM_WORKERS as ENV_WARM_WORKERS  # "0": every local worker starts fresh
 from gradelib.settings import current_settings
-from gradelib.takehomes.bases import handout_base
+from gradelib.similarity.handoutbase import handout_base
 
 UNKNOWN_TAKEHOME = "unknown"
 JOBS_PER_CORE = 2  # measured by benchmarks/cohort.py: 4 jobs beat 2 on 2 cores
@@ -78,6 +77,7 @@ class _Job:
     label: str
     run_id: int
     parcel: Parcel
+    shown_parameters: Mapping[str, str]  # what its report's parameters cell says: the driver's paths
 
 
 def _parcel(
@@ -86,14 +86,8 @@ def _parcel(
     """What a worker gets for one submission: its bytes, a gradebook excerpt, the driver's settings, its deadline."""
     if staged.path is None:
         raise ValueError(f"{staged.name} was not staged")
-    stem = report_stem(label)
     install = InstallSettings.from_env()
-    shown = {  # the parameters the saved notebook shows: the driver's paths, where a reviewer re-runs it
-        "submission": str(staged.origin.resolve()),  # as given: the staged copy is gone once the batch is packed
-        "name": label,
-        "result_path": str(paths.out_dir(row.takehome).resolve() / f"{stem}.json"),
-        "gradebook": str(paths.gradebook.resolve()),
-    }
+    stem = report_stem(label)
     return Parcel(
         key=f"grade-{row.takehome}-{stem}-{uuid.uuid4().hex[:12]}",
         takehome=row.takehome,
@@ -104,9 +98,18 @@ def _parcel(
         files=pack(staged.path),
         gradebook=book.excerpt(row.takehome, row.name),
         install_env=install_env(install.environment()),
-        shown_parameters=tuple(shown.items()),
         deadline=grading_deadline(row.takehome, install, timeout),
     )
+
+
+def _shown(staged: staging.Staged, takehome: str, label: str, paths: _Paths) -> dict[str, str]:
+    """The parameters a report's notebook shows: the driver's paths, where a reviewer re-runs it."""
+    return {
+        "submission": str(staged.origin.resolve()),  # as given: the staged copy is gone once the batch is packed
+        "name": label,
+        "result_path": str(paths.out_dir(takehome).resolve() / f"{report_stem(label)}.json"),
+        "gradebook": str(paths.gradebook.resolve()),
+    }
 
 
 @dataclass(frozen=True)
@@ -116,43 +119,6 @@ class _Paths:
 
     def out_dir(self, takehome: str) -> Path:
         return self.reports / takehome
-
-
-def _write_all(files: Sequence[tuple[Path, bytes | None]]) -> dict[Path, Path | None]:
-    """Write one submission's reports as a whole: every file to a partial name first, then each renamed.
-
-    A full or unwritable folder leaves the reports as they were (the partials removed) and raises
-    ReportsUnwritable naming the folder and the room they need. With no data, a stale file goes.
-    """
-    partials: list[tuple[Path, Path]] = []
-    try:
-        for path, data in files:
-            if data is not None:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                partial = path.with_name(f".{path.name}.partial")
-                partials.append((partial, path))
-                partial.write_bytes(data)
-    except OSError as exc:
-        for partial, _ in partials:
-            with contextlib.suppress(OSError):
-                partial.unlink(missing_ok=True)
-        raise _unwritable(files, exc) from exc
-    for partial, path in partials:
-        partial.replace(path)
-    for path, data in files:
-        if data is None:
-            with contextlib.suppress(OSError):
-                path.unlink(missing_ok=True)
-    return {path: path if data is not None else None for path, data in files}
-
-
-def _unwritable(files: Sequence[tuple[Path, bytes | None]], exc: OSError) -> ReportsUnwritable:
-    folder = files[0][0].parent
-    needed = sum(len(data) for _, data in files if data is not None)
-    room = f"; its reports need {size_text(needed)}"
-    with contextlib.suppress(OSError):
-        room += f", {size_text(shutil.disk_usage(folder).free)} free"
-    return ReportsUnwritable(str(folder), f"{exc.strerror or exc}{room}")
 
 
 def _writable(folder: Path) -> None:
@@ -167,7 +133,12 @@ def _writable(folder: Path) -> None:
 
 
 def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths: _Paths) -> GradeOutcome:
-    """On the driver: write one submission's reports and close its run in the gradebook (the one writer)."""
+    """On the driver: write one submission's reports, once, and close its run in the gradebook (the one writer).
+
+    The report's final form is made here from what the worker ran and what the driver knows (the parameters a
+    reviewer re-runs it with, its record, the score table and verdict card of this gradebook with the run's
+    lines), written whole with its JSON result, views and log, and the run recorded right after.
+    """
     staged, takehome = job.staged, job.parcel.takehome
     if isinstance(result, BaseException):  # its worker died too often, or the task itself crashed
         died = f"{type(result).__name__}: {result}"[:500]
@@ -175,26 +146,26 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
         return GradeOutcome(staged.name, job.label, staged.takehome, "error", None, None, died, 0.0)
     out_dir, stem = paths.out_dir(takehome), job.parcel.stem
     record = ReportRecord(book.id, job.run_id, staged.digest, takehome, job.label)
-    stamped = reportowner.stamp(result.notebook, record) if result.notebook is not None else None
-    files = [
-        (out_dir / f"{stem}.ipynb", stamped),
-        (out_dir / f"{stem}.html", result.html),
-        (out_dir / f"{stem}.json", result.result),
-        (views_path(out_dir / f"{stem}.json"), result.views),
-        (out_dir / LOGS / f"{stem}.log", result.log),
-    ]
-    try:
-        written = _write_all(files)
-    except ReportsUnwritable as exc:
-        book.finish_run(job.run_id, "error", error=f"the reports could not be written: {exc}")
-        raise
-    notebook, html = written[files[0][0]], written[files[1][0]]
     error, report = result.error, None
     if result.result is not None:
         try:
             report = json.loads(result.result)
         except ValueError as exc:
             error = error or f"the notebook wrote an unreadable result: {exc}"
+    graded = report_from_dict(report) if report is not None and not error else None
+    form = run_form(book, takehome, staged.name, graded, job.shown_parameters, record)
+    json_path = out_dir / f"{stem}.json"
+    beside = [
+        (json_path, result.result),
+        (views_path(json_path), result.views),
+        (out_dir / LOGS / f"{stem}.log", result.log),
+    ]
+    try:
+        written = write_report(out_dir / f"{stem}.ipynb", result.notebook, form, beside)
+    except ReportsUnwritable as exc:
+        book.finish_run(job.run_id, "error", error=f"the reports could not be written: {exc}")
+        raise
+    notebook, html = written[out_dir / f"{stem}.ipynb"], written[out_dir / f"{stem}.html"]
     status: Status = "error" if error else "graded"
     book.finish_run(
         job.run_id,
@@ -205,8 +176,6 @@ def _record(book: Gradebook, job: _Job, result: Artifacts | BaseException, paths
         html=str(html) if html else None,
         seconds=result.seconds,
     )
-    if not error and notebook:  # the report's score table, taken again if the gradebook now shows another
-        refresh_report(notebook, book, takehome, staged.name, stored=result.notebook)
     if notebook:
         _record_folder(book, paths, [(f"{takehome}/{stem}", record)])
     total = report.get("total") if report else None
@@ -294,9 +263,8 @@ def grade(
             stack.callback(diskcap.sweep_stale)
         # started now, so the fork server's imports overlap the staging and fingerprinting below; ended on the way out
         workers = stack.enter_context(_local_workers()) if not scheduler and found else None
-        unbounded = None if scheduler else diskcap.unbounded_reason()
-        if unbounded and notice:
-            notice(f"disk use per grading is not bounded here ({unbounded})")
+        _warm_reports(found)
+        _say_unbounded(scheduler, notice)
         if progress:
             progress(0, len(found), None)  # the bar appears before the first submission finishes
         _writable(paths_.reports)
@@ -319,6 +287,19 @@ def grade(
             _close_open_runs(book, open_runs, lost=isinstance(exc, SchedulerLost))
             raise
     return outcomes
+
+
+def _warm_reports(found: Sequence[object]) -> None:
+    """Compile the reports' HTML exporter in a thread while the batch stages: this process makes every report."""
+    if found:
+        threading.Thread(target=warm_exporter, name="gradelib-warm-exporter", daemon=True).start()
+
+
+def _say_unbounded(scheduler: str | None, notice: Callable[[str], None] | None) -> None:
+    """Say once when this machine cannot bound a grading's disk use (local workers only)."""
+    unbounded = None if scheduler else diskcap.unbounded_reason()
+    if unbounded and notice:
+        notice(f"disk use per grading is not bounded here ({unbounded})")
 
 
 def _refuse_early(paths: _Paths, move: bool) -> bool:
@@ -460,7 +441,15 @@ def _plan(
                 book.finish_run(run_id, "error", error=error)
                 report(GradeOutcome(staged.name, label, staged.takehome, "error", None, None, error, 0.0))
                 continue
-            pending.append(_Job(staged, label, book.start_run(row.id, __version__, staged.digest), item))
+            pending.append(
+                _Job(
+                    staged,
+                    label,
+                    book.start_run(row.id, __version__, staged.digest),
+                    item,
+                    _shown(staged, row.takehome, label, paths),
+                )
+            )
     return pending
 
 

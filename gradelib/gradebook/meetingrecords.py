@@ -3,8 +3,8 @@
 Both are append-only, like reviewer scores: the database refuses to rewrite or delete a row,
 and a later record for the same line (or candidate) supersedes an earlier one when read.
 The tables are additive (a kit that does not know them ignores them), so the schema
-version stays. The gradebook keeps them (its schema includes `SCHEMA`): this module sits on
-the gradebook's layer, below the rest of the meeting package (tests/unit/test_layers.py).
+version stays. The gradebook keeps them (its schema includes `SCHEMA`); the meeting package, above
+the cohort it reads, writes and reads them through the gradebook.
 """
 
 from __future__ import annotations

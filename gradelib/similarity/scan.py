@@ -9,23 +9,20 @@ any other gets the scan's own ("Scan A", "Scan B", ... in the order read), which
 
 from __future__ import annotations
 
-import base64
 import itertools
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from gradelib import takehomes
-from gradelib.display.render import STYLE, Html, table_html
 from gradelib.errors import GradelibError, SubmissionError
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook.identity import label_for, shown
 from gradelib.intake import ingest
-from gradelib.safetext import html_visible
 from gradelib.similarity.cohort import Side, SimilarPair
 from gradelib.similarity.fingerprint import Base, Prints, fingerprint
+from gradelib.similarity.handoutbase import base_with, starter_files
 from gradelib.similarity.pairs import THRESHOLD, common, match, neighbours
-from gradelib.takehomes.bases import base_with, starter_files
 
 SCAN_LABEL = "Scan {letters}"  # never a gradebook's "Submission #N": a lead cannot take one for the other
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -134,34 +131,3 @@ def _pairs(takehome: str, group: Sequence[Scanned], threshold: float, every: boo
             sides = [Side(group[key].label, group[key].name, False, group[key].prints.files) for key in (a, b)]
             found.append(SimilarPair(takehome, sides[0], sides[1], measured))
     return found
-
-
-def scan_html(found: Scan, threshold: float = THRESHOLD) -> str:
-    """The scan as one HTML page a meeting looks at: per take-home, the histogram of every pair's score (the
-    threshold marked, the flagged pairs named), then the pairs as a table, highest first (all escaped)."""
-    from gradelib.cohort import drawing, similar  # matplotlib, only when a page is asked for
-
-    parts = [f"<!doctype html><meta charset='utf-8'><title>gradelib similarity scan</title>{STYLE}"]
-    parts.append("<h1>Similar submissions</h1>")
-    for takehome, count in found.submissions.items():
-        pairs = [pair for pair in found.pairs if pair.takehome == takehome]
-        total = count * (count - 1) // 2
-        chart = similar.pair_histogram([similar.pair_scores(takehome, pairs, total, threshold)], threshold)
-        picture = chart.body if isinstance(chart, Html) else _img(drawing.png(chart))
-        rows = [
-            {
-                "left": pair.a.label, "right": pair.b.label, "share": f"{pair.match.share:.0%}",
-                "left share": f"{pair.match.a_share:.0%}", "right share": f"{pair.match.b_share:.0%}",
-                "longest match (lines)": pair.match.longest,
-            }
-            for pair in pairs
-        ]  # fmt: skip
-        title = html_visible(f"{takehome}: {count} submissions, {total} pairs")
-        parts.append(f"<div class='gl-card'><h2>{title}</h2>{picture}{table_html(rows)}</div>")
-    for problem in found.problems:
-        parts.append(f"<div class='gl-card'>not scanned: {html_visible(problem)}</div>")
-    return "\n".join(parts) + "\n"
-
-
-def _img(png: bytes) -> str:
-    return f"<img alt='histogram of pair scores' src='data:image/png;base64,{base64.b64encode(png).decode()}'>"

@@ -14,8 +14,8 @@ from gradelib.errors import GradebookError, GradelibError, SubmissionError
 from gradelib.gradebook import Gradebook
 from gradelib.gradebook.health import CODE_TABLES, open_checked
 from gradelib.intake import ingest
-from gradelib.similarity import keep
-from gradelib.takehomes.bases import handout_base
+from gradelib.similarity.cohort import keep
+from gradelib.similarity.handoutbase import handout_base
 
 GRADEBOOK_SUFFIXES = (".sqlite", ".sqlite3", ".db")
 

@@ -20,7 +20,7 @@ from gradelib.gradebook import Gradebook
 from gradelib.gradebook.health import open_checked
 from gradelib.meeting import decisions, resolutions
 from gradelib.meeting.agenda import agenda
-from gradelib.review.panel import is_headless
+from gradelib.review.scoringpanel import is_headless
 from gradelib.safetext import clipped_text, html_visible
 from gradelib.settings import current_settings
 

@@ -1,4 +1,5 @@
-"""Rubric clarifications as a reviewer reads them: the team's, from its gradebook, and a rubric copy's own file.
+"""Rubric clarifications as a reviewer reads them beside the rubric: the team's, from its gradebook, and a rubric
+copy's own file.
 
 A resolution the meeting wants every later reviewer to know ("a key persisted only after
 the request is acceptable, not strong") is promoted to a clarification: the line, the

@@ -1,4 +1,4 @@
-"""The kit's side of the launcher (``launcher.py``): start it once per process, ask it for each run.
+"""The kit's side of the launcher (``launchserver.py``): start it once per process, ask it for each run.
 
 `start_nsinit` gives a handle with the part of `subprocess.Popen`'s interface the sandbox uses
 (`pid`, `stdout`, `stderr`, `poll`, `wait`); when the launcher cannot be used it starts nsinit
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from gradelib.sandbox import forkserver, launcher
+from gradelib.sandbox import forkserver, launchserver
 from gradelib.settings import ENV_SANDBOX_LAUNCHER, current_settings
 
 ENV_DISABLE = ENV_SANDBOX_LAUNCHER  # "0": every run starts nsinit as a new interpreter
@@ -70,7 +70,7 @@ class Launcher(forkserver.ServerHandle):
         ready_read, ready_write = os.pipe()
         try:
             self._proc = subprocess.Popen(
-                [sys.executable, *INTERPRETER_FLAGS, launcher.__file__, self._path, str(theirs)],
+                [sys.executable, *INTERPRETER_FLAGS, launchserver.__file__, self._path, str(theirs)],
                 stdin=subprocess.DEVNULL,
                 stdout=ready_write,
                 stderr=subprocess.DEVNULL,
