@@ -18,7 +18,9 @@ from gradelib.environment.tooltable import SetupRow
 PYPROJECT = "pyproject.toml"
 PACKAGE_JSON = "package.json"
 RUN_SH = "run.sh"
-TASK_FILES = ("Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile")
+MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
+JUSTFILES = ("justfile", "Justfile", ".justfile")
+TASK_FILES = (*MAKEFILES, *JUSTFILES)
 READMES = ("README.md", "README.rst", "README.txt", "README", "INSTALL.md", "SETUP.md", "CONTRIBUTING.md")
 # Where a submission names the commands it runs: its scripts, task files and READMEs.
 NAMING = (RUN_SH, *TASK_FILES, *READMES)

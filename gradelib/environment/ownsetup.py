@@ -20,13 +20,10 @@ from typing import Any
 
 from gradelib.environment import evidence, tooltable
 from gradelib.environment.declarationrecords import Reader
+from gradelib.environment.evidence import JUSTFILES, MAKEFILES, READMES, RUN_SH
 from gradelib.environment.inventory import BUILT
 from gradelib.sandbox.mounts import STABLE_SUBMISSION
 
-READMES = ("README.md", "README.rst", "README.txt", "README", "INSTALL.md", "SETUP.md", "CONTRIBUTING.md")
-MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
-JUSTFILES = ("justfile", "Justfile", ".justfile")
-RUN_SH = "run.sh"
 # A README section whose title says it sets the project up (or how to run it, which often starts so).
 SECTION = re.compile(
     r"set ?up|install|getting started|quick ?start|build|prerequisite|requirement|usage|running|how to run|develop",
