@@ -3,9 +3,10 @@ names (a Makefile or justfile target, a package.json build script, a setup scrip
 setup target run.sh says to run first. Found here, read as data; run by `ownrun.py`.
 
 A command the table's tools already cover (`npm ci`, `uv sync`, `poetry install`, `flit install`) is theirs;
-`pip install -r FILE` names a requirements file the kit installs like `requirements.txt`. Only targets and
-scripts whose names say they set the project up are run (`make setup`, `just install`, `npm run build`),
-never its tests, linters or the program itself.
+`pip install -r FILE` names a requirements file the kit installs like `requirements.txt`. Only targets,
+scripts and script files whose names say they set the project up are run (`make setup`, `just install-dev`,
+`npm run build:ts`, `./scripts/bootstrap.sh`, a Python script named `prepare_data`), and build tools the
+project declares (`npx tsc`); never its tests, linters, servers, watchers or the program itself.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from gradelib.environment import evidence, tooltable
@@ -34,12 +36,26 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 INLINE = re.compile(r"`([^`\n]+)`")
 PROMPT = re.compile(r"^\s*(?:\$|>|#|%)\s+")
 SEPARATOR = re.compile(r"\s*(?:&&|;|\|\|)\s*")
-# Targets, recipes and scripts whose names say they set the project up.
-SETUP_NAMES = re.compile(
-    r"^(setup|set-up|install|deps|dependencies|bootstrap|build|compile|init|prepare|venv|env|bundle|tsc|codegen|generate)$",
-    re.I,
-)
-SETUP_SCRIPT = re.compile(r"(setup|install|bootstrap|build|prepare)[\w.-]*\.(sh|bash)$", re.I)
+# Targets, recipes and scripts whose names say they set the project up: a word of the name (`install-dev`,
+# `build:ts`, `setup_env`) says so and none says it tests, serves, watches or runs the program.
+SETUP_WORDS = frozenset({
+    "setup", "install", "deps", "dependencies", "bootstrap", "build", "compile", "init", "prepare", "venv", "env",
+    "bundle", "tsc", "codegen", "generate", "gen", "vendor",
+})  # fmt: skip
+# A script file of the submission's own is run only when its name says it installs or prepares (`setup.sh`,
+# `scripts/bootstrap.py`); `generate_fixtures.py` may well re-record from the network.
+SCRIPT_WORDS = frozenset({"setup", "install", "deps", "bootstrap", "build", "init", "prepare", "venv"})
+NOT_SETUP_WORDS = frozenset({
+    "test", "tests", "lint", "check", "start", "serve", "server", "watch", "clean", "fmt", "format", "run", "deploy",
+    "publish", "release", "docker", "demo", "e2e", "coverage", "uninstall", "reset", "docs",
+})  # fmt: skip
+SETUP_SCRIPT_SUFFIXES = (".sh", ".bash", ".py")
+# Build tools a README may call through the package runner (`npx tsc`, `pnpm exec tsup`); those marked need
+# their `build` subcommand (alone they start a server).
+BUILD_BINS = frozenset({"tsc", "tsup", "esbuild", "rollup", "webpack", "swc", "babel", "ncc", "unbuild", "tspc"})
+BUILD_SUBCOMMAND_BINS = frozenset({"vite", "parcel", "next", "nuxt", "astro"})
+BIN_PACKAGES = {"tsc": "typescript", "swc": "@swc/cli", "babel": "@babel/cli", "ncc": "@vercel/ncc", "tspc": "ts-patch"}
+WATCHING = frozenset({"-w", "--watch", "watch", "--serve", "serve", "dev"})
 MAKE_TARGET = re.compile(r"^([A-Za-z0-9][\w.-]*)\s*:(?![=:])", re.M)
 JUST_RECIPE = re.compile(r"^@?([A-Za-z0-9][\w-]*)(?:\s+[^:\n]*)?:(?!=)", re.M)
 NODE_RUNNERS = ("npm", "pnpm", "yarn", "bun")
@@ -182,13 +198,31 @@ def _commands(line: str) -> list[str]:
 
 def _looks_like_command(text: str) -> bool:
     first = text.split()[0] if text.split() else ""
-    return first in ("make", "just", *NODE_RUNNERS, "bash", "sh") or first.startswith("./")
+    return first in (
+        "make",
+        "just",
+        *NODE_RUNNERS,
+        "npx",
+        "bunx",
+        "bash",
+        "sh",
+        "python",
+        "python3",
+    ) or first.startswith("./")
 
 
 def _run_sh_mentions(reader: Reader) -> list[tuple[str, str]]:
-    """`make setup` / `just install` that run.sh tells a reviewer to run first."""
+    """`make setup`, `just install`, `npm run build` that run.sh names (to run first, or that it runs)."""
     text = reader.text(RUN_SH) or ""
-    return [(RUN_SH, m.group(0)) for m in re.finditer(r"\b(make|just)\s+[\w.-]+", text)]
+    mentions = r"\b(?:make|just)\s+[\w.-]+|\b(?:npm|pnpm|yarn|bun)\s+run\s+[\w:.-]+"
+    return [(RUN_SH, m.group(0)) for m in re.finditer(mentions, text)]
+
+
+def setup_name(name: str, says: frozenset[str] = SETUP_WORDS) -> bool:
+    """Whether a target's, recipe's, script's or file's name says it sets the project up: one of its words is
+    in `says`, and none says it tests, serves, watches or runs the program."""
+    words = re.split(r"[-_:.\s/]+", re.sub(r"set[-_ ]up", "setup", name.lower()))
+    return any(word in says for word in words) and not any(word in NOT_SETUP_WORDS for word in words)
 
 
 def _step(reader: Reader, command: str, where: str) -> Step | None:
@@ -198,43 +232,97 @@ def _step(reader: Reader, command: str, where: str) -> Step | None:
         return None
     while words and re.match(r"^[A-Za-z_]\w*=", words[0]):
         words = words[1:]  # `CI=1 make setup`
-    if not words:
+    if not words or WATCHING & set(words[1:]):
         return None
     shown = " ".join(words)[:80]
     why = f"{RUN_SH} says to run `{shown}` first" if where == RUN_SH else f"{where} says `{shown}`"
     head, rest = words[0], words[1:]
-    if head == "make" and rest and SETUP_NAMES.match(rest[0]) and rest[0] in _targets(reader, MAKEFILES, MAKE_TARGET):
-        return Step(("make", rest[0]), why)
-    if head == "just" and rest and SETUP_NAMES.match(rest[0]) and rest[0] in _targets(reader, JUSTFILES, JUST_RECIPE):
-        return Step(("just", rest[0]), why, "just")
-    if head in NODE_RUNNERS:
-        script = (
-            rest[1] if rest[:1] == ["run"] and len(rest) > 1 else rest[0] if rest and head in ("yarn", "pnpm") else None
-        )
-        if script and SETUP_NAMES.match(script) and script in _scripts(reader):
-            return Step((head, "run", script), why, head)
-        return None
-    if head in ("bash", "sh") and rest:
-        head, rest = rest[0], rest[1:]
+    if head in ("make", "just"):
+        return _task_step(reader, head, rest, why)
+    if head in (*NODE_RUNNERS, "npx", "bunx"):
+        return _node_step(reader, head, rest, why)
+    if head in ("bash", "sh", "python", "python3") and rest:
+        interpreter, head, rest = head, rest[0], rest[1:]
+    else:
+        interpreter = "bash"
     path = os.path.normpath(head)
-    if SETUP_SCRIPT.search(path) and not path.startswith("..") and not os.path.isabs(path) and reader.exists(path):
-        return Step(("bash", path, *rest), why)
+    if (
+        path.endswith(SETUP_SCRIPT_SUFFIXES) and path != "setup.py" and setup_name(Path(path).stem, SCRIPT_WORDS)
+        and not path.startswith("..") and not os.path.isabs(path) and reader.exists(path)
+    ):  # fmt: skip
+        if path.endswith(".py"):
+            runner = interpreter if interpreter.startswith("python") else "python3"
+        else:
+            runner = interpreter if interpreter in ("bash", "sh") else "bash"
+        return Step((runner, path, *rest), why)
     return None
 
 
-def _targets(reader: Reader, names: tuple[str, ...], pattern: re.Pattern[str]) -> set[str]:
+def _task_step(reader: Reader, head: str, rest: list[str], why: str) -> Step | None:
+    """`make setup`, `just install-dev`; a bare `make` when its first target sets the project up."""
+    files, pattern = (MAKEFILES, MAKE_TARGET) if head == "make" else (JUSTFILES, JUST_RECIPE)
+    targets = [name for name in _targets(reader, files, pattern) if not name.startswith(".")]
+    target = rest[0] if rest else targets[0] if targets and head == "make" else None
+    if target is None or not setup_name(target) or target not in targets:
+        return None
+    return Step((head, target), why, "just" if head == "just" else None)
+
+
+def _node_step(reader: Reader, head: str, rest: list[str], why: str) -> Step | None:
+    """A package.json script that sets the project up (`npm run build`, `yarn build:ts`), or a build tool the
+    project declares, through its runner (`npx tsc`, `pnpm exec tsup`, `yarn tsc`)."""
+    tool = "npm" if head == "npx" else "bun" if head == "bunx" else head
+    scripts = _scripts(reader)
+    if head in ("npx", "bunx"):
+        call = rest
+    elif rest[:1] in (["exec"], ["x"]):
+        call = rest[1:]
+    elif rest[:1] == ["run"] and len(rest) > 1:
+        script = rest[1]
+        return Step((head, "run", script), why, tool) if setup_name(script) and script in scripts else None
+    elif rest and head in ("yarn", "pnpm") and rest[0] in scripts:
+        script = rest[0]
+        return Step((head, "run", script), why, tool) if setup_name(script) else None
+    elif rest and head in ("yarn", "pnpm"):
+        call = rest
+    else:
+        return None
+    call = [word for word in call if word not in ("--", "--no-install", "--offline", "-y", "--yes")]
+    if not call or not _builds(reader, call):
+        return None
+    return Step((head, *rest), why, tool)
+
+
+def _builds(reader: Reader, call: list[str]) -> bool:
+    """Whether `call` runs a build tool the project declares (`tsc -p .`, `vite build`)."""
+    name = call[0]
+    built = "build" in call[1:] if name in BUILD_SUBCOMMAND_BINS else name in BUILD_BINS
+    return built and BIN_PACKAGES.get(name, name) in _declared_node(reader)
+
+
+def _targets(reader: Reader, names: tuple[str, ...], pattern: re.Pattern[str]) -> list[str]:
+    """The targets or recipes of the first of `names` there is, in file order."""
     for name in names:
         text = reader.text(name)
         if text is not None:
-            return set(pattern.findall(text))
-    return set()
+            return list(dict.fromkeys(pattern.findall(text)))
+    return []
 
 
-def _scripts(reader: Reader) -> dict[str, Any]:
+def _package(reader: Reader) -> dict[str, Any]:
     data = reader.read("package.json")
     try:
         doc = json.loads(data) if data else {}
     except ValueError:
         return {}
-    scripts = doc.get("scripts") if isinstance(doc, dict) else None
+    return doc if isinstance(doc, dict) else {}
+
+
+def _scripts(reader: Reader) -> dict[str, Any]:
+    scripts = _package(reader).get("scripts")
     return scripts if isinstance(scripts, dict) else {}
+
+
+def _declared_node(reader: Reader) -> set[str]:
+    doc = _package(reader)
+    return {name for key in ("dependencies", "devDependencies") if isinstance(doc.get(key), dict) for name in doc[key]}

@@ -190,6 +190,22 @@ def test_a_setup_step_that_installs_into_the_active_environment_runs_and_changes
     assert _own_steps(document["environment"]) == ["make install"]
 
 
+def test_a_build_tool_the_readme_runs_through_npx_is_the_setup_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """TypeScript compiled by `npx tsc` as the README says, with no build script in package.json: without the
+    step, run.sh stops at "dist/ not built" and every line would be the candidate's fail."""
+    root = tmp_path / "tsc-by-hand"
+    shutil.copytree(PACKAGING / "replay-node" / "marta-kowalczyk", root)
+    package = json.loads((root / "package.json").read_text())
+    del package["scripts"]["build"]
+    readme = "# triage\n\n## Setup\n\n```sh\nnpm ci\nnpx tsc -p tsconfig.json\n```\n\nthen `./run.sh replay`.\n"
+    write_tree(root, {"package.json": json.dumps(package, indent=2), "README.md": readme})
+    document = _check("replay", root, capsys)
+    assert {line["outcome"] for line in document["lines"]} == {"pass"}, [line["message"] for line in document["lines"]]
+    assert _own_steps(document["environment"]) == ["npx tsc -p tsconfig.json"]
+
+
 def test_a_tool_of_the_table_that_run_sh_names_is_on_the_runs_path(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

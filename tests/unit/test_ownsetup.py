@@ -110,3 +110,85 @@ def test_the_tools_own_links_in_node_modules_resolve_in_each_copy(tmp_path: Path
     assert (copy / "node_modules/undici").resolve() == installed / "undici"
     assert (copy / "node_modules/@me/idem").resolve() == copy / "packages/idem"
     assert os.readlink(copy / "node_modules/left-pad") == ".pnpm/left-pad@1/node_modules/left-pad"
+
+
+@pytest.mark.parametrize(
+    ("name", "sets_up"),
+    [
+        ("setup", True), ("install-dev", True), ("build:ts", True), ("set-up", True), ("deps_install", True),
+        ("prepare_fixtures", True), ("bootstrap", True), ("build:watch", False), ("test", False),
+        ("dev", False), ("start", False), ("lint", False), ("clean-build", False), ("replay", False),
+        ("install-and-test", False),
+    ],
+)  # fmt: skip
+def test_a_name_sets_up_when_a_word_says_so_and_none_says_it_runs_tests_or_serves(name: str, sets_up: bool) -> None:
+    assert ownsetup.setup_name(name) is sets_up
+
+
+def test_names_a_reviewer_reads_as_setup_are_run_in_readme_order(tmp_path: Path) -> None:
+    readme = (
+        "## Getting started\n\n```\nmake\nmake install-dev\nyarn build:ts\npython scripts/prepare_fixtures.py\n"
+        "python main.py replay\nnpm run dev\nyarn test\n```\n"
+    )
+    makefile = "install-dev:\n\tpip install -e .\nrun:\n\tpython main.py\n"
+    package = {"scripts": {"build:ts": "tsc", "dev": "tsc -w", "test": "vitest"}}
+    write_tree(tmp_path, {
+        "Makefile": makefile, "README.md": readme, "package.json": json.dumps(package),
+        "scripts/prepare_fixtures.py": "print('ok')\n", "main.py": "print('run')\n",
+    })  # fmt: skip
+    assert [argv for argv, _why in steps_of(tmp_path)] == [
+        ("make", "install-dev"),
+        ("yarn", "run", "build:ts"),
+        ("python", "scripts/prepare_fixtures.py"),
+    ], "a bare `make` whose first target sets up is that target; the program, a watcher and the tests are not"
+
+
+def test_a_bare_make_whose_first_target_runs_the_program_is_not_a_step(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path, {"Makefile": "run:\n\tpython main.py\nsetup:\n\tpip install .\n", "README.md": "## Setup\n\n`make`\n"}
+    )
+    assert steps_of(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("npx tsc", ("npx", "tsc")),
+        ("npx tsc -p tsconfig.build.json", ("npx", "tsc", "-p", "tsconfig.build.json")),
+        ("pnpm exec tsup", ("pnpm", "exec", "tsup")),
+        ("yarn tsc", ("yarn", "tsc")),
+        ("npx vite build", ("npx", "vite", "build")),
+        ("npx vite", None),
+        ("npx tsc --watch", None),
+        ("npx esbuild src/main.ts", None),  # not declared
+        ("npx cowsay hi", None),
+    ],
+)
+def test_a_build_tool_the_project_declares_runs_through_its_runner(
+    tmp_path: Path, command: str, argv: tuple[str, ...] | None
+) -> None:
+    package = {"devDependencies": {"typescript": "5.6.3", "tsup": "8.3.0", "vite": "5.4.0", "cowsay": "1.6.0"}}
+    write_tree(tmp_path, {"README.md": f"## Build\n\n```sh\n$ {command}\n```\n", "package.json": json.dumps(package)})
+    found = steps_of(tmp_path)
+    assert [step for step, _why in found] == ([argv] if argv else [])
+    if argv:
+        assert found[0][1] == f"README.md's setup section says `{command}`"
+
+
+def test_run_sh_running_a_build_script_names_it(tmp_path: Path) -> None:
+    package = {"scripts": {"build": "tsc", "replay": "node dist/main.js"}}
+    write_tree(
+        tmp_path, {"package.json": json.dumps(package), "run.sh": "#!/bin/sh\nnpm run build >&2\nexec npm run replay\n"}
+    )
+    assert [argv for argv, _why in steps_of(tmp_path)] == [("npm", "run", "build")]
+
+
+def test_a_script_file_runs_only_when_its_name_says_it_installs_or_prepares(tmp_path: Path) -> None:
+    readme = (
+        "## Setup\n\n```\npython scripts/generate_fixtures.py\n./scripts/install_deps.sh\n"
+        "python setup.py develop\n```\n"
+    )
+    write_tree(tmp_path, {
+        "README.md": readme, "scripts/generate_fixtures.py": "", "scripts/install_deps.sh": "", "setup.py": "",
+    })  # fmt: skip
+    assert [argv for argv, _why in steps_of(tmp_path)] == [("bash", "scripts/install_deps.sh")]
