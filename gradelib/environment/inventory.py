@@ -43,6 +43,8 @@ YARN_LOCK = "yarn.lock"
 BUN_LOCK = "bun.lock"
 MAX_MEMBERS = 50
 BUILT = ("dist", "build", "lib", "out")  # where a build script usually puts the code a run starts
+INSTALL_SCRIPTS = ("prepare", "postinstall", "install", "preinstall", "prepack")  # run by `npm ci` on the root
+BUILDS = re.compile(r"\b(build|compile|tsc|tsup|esbuild|rollup|webpack|swc|babel|ncc|bundle)\b")
 MAX_WORD_BYTES = 2 * 1024 * 1024
 # The files whose words name the commands a submission runs: scripts, task files, configs, READMEs.
 COMMAND_FILES = (
@@ -70,7 +72,7 @@ class Inventory:
     python_left_out: tuple[tuple[str, str], ...] = ()  # (name, where): declared, not installed by the setup
     node_left_out: tuple[tuple[str, str], ...] = ()
     words: frozenset[str] = frozenset()  # what its scripts, task files and READMEs name
-    build_script: str | None = None  # package.json's `build` script, when it has one
+    build_script: str | None = None  # the package.json script that builds the code (`build`, `prepare`)
     unbuilt: frozenset[str] = frozenset()  # the usual folders of built code (`dist`) the submission lacks
 
     def python_provider(self, module: str) -> tuple[str, str] | None:
@@ -117,7 +119,7 @@ def take(
     )
     return Inventory(
         declared_python, declared_node, own_modules(reader), own_packages, _installed_modules(venv),
-        node_installed, python_left_out, node_left_out, _words(reader), _build_script(reader),
+        node_installed, python_left_out, node_left_out, _words(reader), build_script(reader),
         frozenset(name for name in BUILT if not reader.exists(name)),
     )  # fmt: skip
 
@@ -270,10 +272,17 @@ def _words(reader: Reader) -> frozenset[str]:
     return frozenset(found)
 
 
-def _build_script(reader: Reader) -> str | None:
+def build_script(reader: Reader) -> str | None:
+    """The name of the package.json script that builds the code: `build`, else a script npm runs on install
+    (`prepare`, `postinstall`) whose command builds (`"prepare": "tsc -p ."`)."""
     scripts = _json(reader, "package.json").get("scripts")
-    build = scripts.get("build") if isinstance(scripts, dict) else None
-    return build if isinstance(build, str) and build.strip() else None
+    if not isinstance(scripts, dict):
+        return None
+    for name in ("build", *INSTALL_SCRIPTS):
+        command = scripts.get(name)
+        if isinstance(command, str) and command.strip() and (name == "build" or BUILDS.search(command)):
+            return name
+    return None
 
 
 def stdlib(module: str) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 from gradelib.environment import evidence, tooltable
 from gradelib.environment.declarationrecords import Reader
 from gradelib.environment.evidence import JUSTFILES, MAKEFILES, READMES, RUN_SH
-from gradelib.environment.inventory import BUILT
+from gradelib.environment.inventory import BUILT, build_script
 from gradelib.sandbox.mounts import STABLE_SUBMISSION
 
 # A README section whose title says it sets the project up (or how to run it, which often starts so).
@@ -104,21 +104,23 @@ def steps(reader: Reader) -> list[Step]:
         if step is not None and step.argv not in {known.argv for known in found}:
             found.append(step)
     unbuilt = _unbuilt(reader)
-    if unbuilt is not None and not any(step.argv[-1] == BUILD for step in found):
+    if unbuilt is not None and not any(step.argv[-1] == unbuilt.argv[-1] for step in found):
         found.append(unbuilt)
     return found[:MAX_STEPS]
 
 
 def _unbuilt(reader: Reader) -> Step | None:
-    """package.json's build script, when what runs the code names a folder it makes that is not there
-    (`node dist/main.js`, `"main": "dist/index.js"`, `export * from "./dist/client.js"`)."""
-    if BUILD not in _scripts(reader):
+    """package.json's script that builds the code (`build`, or a `prepare`/`postinstall` that builds, which a
+    reviewer's `npm ci` runs), when what runs the code names a folder it makes that is not there (`node
+    dist/main.js`, `"main": "dist/index.js"`, `export * from "./dist/client.js"`)."""
+    script = build_script(reader)
+    if script is None:
         return None
+    said = "package.json's build script" if script == BUILD else f"package.json's `{script}` script (`npm ci` runs it)"
     for name, text in _naming_texts(reader):
         for folder in BUILT:
             if re.search(rf"(^|[\s\"'(/.]){folder}/", text) and not reader.exists(folder):
-                why = f"package.json's build script makes {folder}/, which {name} runs"
-                return Step(("npm", "run", BUILD), why, "npm")
+                return Step(("npm", "run", script), f"{said} makes {folder}/, which {name} runs", "npm")
     return None
 
 

@@ -190,20 +190,30 @@ def test_a_setup_step_that_installs_into_the_active_environment_runs_and_changes
     assert _own_steps(document["environment"]) == ["make install"]
 
 
-def test_a_build_tool_the_readme_runs_through_npx_is_the_setup_step(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("scripts", "setup", "step"),
+    [
+        ({}, "npm ci\nnpx tsc -p tsconfig.json", "npx tsc -p tsconfig.json"),
+        ({"prepare": "tsc -p tsconfig.json"}, "npm ci", "npm run prepare"),
+    ],
+    ids=["npx-tsc-in-readme", "prepare-script"],
+)
+def test_typescript_built_the_way_the_readme_or_npm_ci_builds_it_is_set_up(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], scripts: dict[str, str], setup: str, step: str
 ) -> None:
-    """TypeScript compiled by `npx tsc` as the README says, with no build script in package.json: without the
-    step, run.sh stops at "dist/ not built" and every line would be the candidate's fail."""
-    root = tmp_path / "tsc-by-hand"
+    """TypeScript compiled by `npx tsc` as the README says, or by the root's `prepare` script that a reviewer's
+    `npm ci` runs, with no build script: without the step, run.sh stops at "dist/ not built" and every line
+    would be the candidate's fail."""
+    root = tmp_path / "tsc-built"
     shutil.copytree(PACKAGING / "replay-node" / "marta-kowalczyk", root)
     package = json.loads((root / "package.json").read_text())
     del package["scripts"]["build"]
-    readme = "# triage\n\n## Setup\n\n```sh\nnpm ci\nnpx tsc -p tsconfig.json\n```\n\nthen `./run.sh replay`.\n"
+    package["scripts"] |= scripts
+    readme = f"# triage\n\n## Setup\n\n```sh\n{setup}\n```\n\nthen `./run.sh replay`.\n"
     write_tree(root, {"package.json": json.dumps(package, indent=2), "README.md": readme})
     document = _check("replay", root, capsys)
     assert {line["outcome"] for line in document["lines"]} == {"pass"}, [line["message"] for line in document["lines"]]
-    assert _own_steps(document["environment"]) == ["npx tsc -p tsconfig.json"]
+    assert _own_steps(document["environment"]) == [step]
 
 
 def test_a_tool_of_the_table_that_run_sh_names_is_on_the_runs_path(

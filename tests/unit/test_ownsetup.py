@@ -192,3 +192,19 @@ def test_a_script_file_runs_only_when_its_name_says_it_installs_or_prepares(tmp_
         "README.md": readme, "scripts/generate_fixtures.py": "", "scripts/install_deps.sh": "", "setup.py": "",
     })  # fmt: skip
     assert [argv for argv, _why in steps_of(tmp_path)] == [("bash", "scripts/install_deps.sh")]
+
+
+def test_a_prepare_script_that_builds_is_run_when_its_output_is_missing(tmp_path: Path) -> None:
+    """`npm ci` runs the root's own `prepare` for a reviewer; the kit's installs run no lifecycle script, so
+    the build it does is the setup step. One that does not build (`husky`) is never run."""
+    package = {"scripts": {"prepare": "tsc -p .", "start": "node dist/main.js"}, "main": "dist/main.js"}
+    write_tree(tmp_path, {"package.json": json.dumps(package)})
+    assert steps_of(tmp_path) == [
+        (
+            ("npm", "run", "prepare"),
+            "package.json's `prepare` script (`npm ci` runs it) makes dist/, which package.json runs",
+        )
+    ]
+    package["scripts"]["prepare"] = "husky"
+    write_tree(tmp_path, {"package.json": json.dumps(package)})
+    assert steps_of(tmp_path) == []
