@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from gradelib.environment import evidence
 from gradelib.environment.declarationrecords import Reader, normal_name
+from gradelib.sandbox.mounts import VENV_LINK
 
 # Import names that differ from the distribution that provides them (the common ones): when the setup
 # installed nothing that provides one, this says which declared distribution should have.
@@ -43,6 +45,8 @@ YARN_LOCK = "yarn.lock"
 BUN_LOCK = "bun.lock"
 MAX_MEMBERS = 50
 BUILT = ("dist", "build", "lib", "out")  # where a build script usually puts the code a run starts
+VENV_VALUE_OPTIONS = ("-p", "--python", "--prompt", "--seed", "--index-url", "--cache-dir")  # take the next word
+WORD_NAME = re.compile(r"[\w.-]+")
 INSTALL_SCRIPTS = ("prepare", "postinstall", "install", "preinstall", "prepack")  # run by `npm ci` on the root
 BUILDS = re.compile(r"\b(build|compile|tsc|tsup|esbuild|rollup|webpack|swc|babel|ncc|bundle)\b")
 MAX_WORD_BYTES = 2 * 1024 * 1024
@@ -74,6 +78,7 @@ class Inventory:
     words: frozenset[str] = frozenset()  # what its scripts, task files and READMEs name
     build_script: str | None = None  # the package.json script that builds the code (`build`, `prepare`)
     unbuilt: frozenset[str] = frozenset()  # the usual folders of built code (`dist`) the submission lacks
+    made_venvs: tuple[str, ...] = ()  # virtualenvs what runs the code makes (`python3 -m venv venv`), by path
 
     def python_provider(self, module: str) -> tuple[str, str] | None:
         """(distribution, where declared) of the declared distribution that provides `module`, if one does."""
@@ -120,8 +125,40 @@ def take(
     return Inventory(
         declared_python, declared_node, own_modules(reader), own_packages, _installed_modules(venv),
         node_installed, python_left_out, node_left_out, _words(reader), build_script(reader),
-        frozenset(name for name in BUILT if not reader.exists(name)),
+        frozenset(name for name in BUILT if not reader.exists(name)), made_venvs(reader),
     )  # fmt: skip
+
+
+def made_venvs(reader: Reader) -> tuple[str, ...]:
+    """The virtualenvs what runs the code makes itself (`python3 -m venv .venv`, `virtualenv env`, `uv venv`),
+    as paths inside the submission: the kit's environment is seen there, so the run's own `pip install -r
+    requirements.txt` into it finds what the setup installed."""
+    found: list[str] = []
+    for _name, text in evidence.texts(reader, runs=True):
+        for command in re.split(r"&&|\|\||[;|\n]", text):
+            words = command.split()
+            path = _venv_path(words)
+            if path is not None:
+                found.append(path)
+    return tuple(dict.fromkeys(found))
+
+
+def _venv_path(words: list[str]) -> str | None:
+    """Where `words` (one command) makes a virtualenv, when it does, inside the submission."""
+    for at, word in enumerate(words):
+        makes = (word == "venv" and at > 0 and words[at - 1] in ("-m", "uv")) or word.endswith("virtualenv")
+        if not makes:
+            continue
+        rest = iter(words[at + 1 :])
+        for arg in rest:
+            if arg in VENV_VALUE_OPTIONS:
+                next(rest, None)
+            elif not arg.startswith("-"):
+                path = os.path.normpath(arg.strip("'\""))
+                inside = WORD_NAME.fullmatch(path) and path not in (".", "..")  # a folder at the top
+                return path if inside else None
+        return VENV_LINK if word == "venv" and words[at - 1] == "uv" else None
+    return None
 
 
 def own_modules(reader: Reader) -> dict[str, str]:

@@ -32,7 +32,7 @@ from gradelib.environment.installsettings import InstallSettings
 from gradelib.environment.inventory import Inventory
 from gradelib.environment.project import digest as project_digest
 from gradelib.errors import InstallError
-from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, Mounts
+from gradelib.sandbox.mounts import NODE_MODULES, OVERLAY, STABLE_ENV, VENV_LINK, Mounts
 
 SHIMS = "shims"
 SHIM_BIN = "bin"
@@ -186,8 +186,9 @@ class Environment:
             node_modules=self.node.node_modules if self.node and not self.node.products else None,
             products=(*(self.node.products if self.node else ()), *(self.own.products if self.own else ())),
             venv=self.python.run_venv if self.python else None,
+            venv_names=(VENV_LINK, *self.inventory.made_venvs),
             editable_roots=tuple(self.python.editable_roots()) if self.python else (),
-            binds=self._binds(),
+            binds=(*self._binds(), *self._made_venv_binds()),
             stable_paths=bool(self._binds()) or self.own is not None or bool(self.node and self.node.stable),
             env=tuple(self.tool_env.items()),
         )
@@ -198,6 +199,13 @@ class Environment:
         if self.python is None or not self.python.stable:
             return ()
         return ((str(self.python.folder / toolsetup.ENV_OUT), STABLE_ENV, OVERLAY),)
+
+    def _made_venv_binds(self) -> tuple[tuple[str, str, str], ...]:
+        """The kit's virtualenv, seen writable by a run that makes its own there (`python3 -m venv .venv`, then
+        `pip install -r requirements.txt`), each run's writes kept in its own scratch and dropped."""
+        if self.python is None or not self.inventory.made_venvs:
+            return ()
+        return tuple((str(self.python.venv), name, OVERLAY) for name in self.inventory.made_venvs)
 
     def script_runner(self) -> tuple[str, ...] | None:
         """How a run starts package.json's scripts when `npm run` cannot (yarn's Plug'n'Play: `yarn run`, its

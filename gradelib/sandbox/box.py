@@ -122,7 +122,8 @@ class Sandbox(AbstractContextManager["Sandbox"]):
             if _plain_path(target, rel):  # a member folder the candidate made a link is not one of its own
                 place_product(target, rel, product, how)
         if self.mounts.venv is not None and self.link_venv:
-            link_venv(target, self.mounts.venv)
+            for name in self.mounts.venv_names:
+                link_venv(target, self.mounts.venv, name)
         if self.as_root:
             safefs.chown_tree(target, self.uid, self.uid)
         return target
@@ -232,12 +233,16 @@ class Sandbox(AbstractContextManager["Sandbox"]):
                 os.chown(folder, self.uid, self.uid)
 
 
-def link_venv(copy: Path, venv: Path) -> None:
-    """`copy/.venv`: a link to the installed virtualenv, so `.venv/bin/python` and `source .venv/bin/activate` work.
+def link_venv(copy: Path, venv: Path, name: str = VENV_LINK) -> None:
+    """`copy/.venv` (or `copy/NAME`): a link to the installed virtualenv, so `.venv/bin/python` and `source
+    .venv/bin/activate` work, and a run's own `python3 -m venv NAME` finds the environment the kit set up.
 
     A shipped `.venv` is replaced: what runs is what the kit installed from the declaration.
     """
-    target = copy / VENV_LINK
+    target = copy / name
+    if not _plain_path(copy, name):
+        return  # a folder on the way is a link the candidate made: never followed
+    target.parent.mkdir(parents=True, exist_ok=True)
     if target.is_symlink() or target.is_file():
         target.unlink()
     elif target.exists():

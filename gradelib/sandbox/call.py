@@ -310,6 +310,8 @@ class Call:
                     if self.box.as_root:
                         os.chown(made, self.box.uid, self.box.uid)
                 upper = str(upper_path)
+            if not inside.startswith("/"):  # in the copy, where the run works
+                inside = f"{STABLE_SUBMISSION if self.box.mounts.stable_paths else self.cwd}/{inside}"
             found.append((folder, inside, mode, upper, uid))
         return tuple(found)
 

@@ -31,10 +31,12 @@ class Mounts:
     placeholders: tuple[tuple[str, str], ...] = ()  # (folder, how runs show it): the same on every machine
     bin_dirs: tuple[str, ...] = ()  # first on PATH, in this order
     node_modules: Path | None = None  # linked into every copy as `node_modules`
-    venv: Path | None = None  # linked into every copy as `.venv`
+    venv: Path | None = None  # linked into every copy as `.venv` (and each of `venv_names`)
+    venv_names: tuple[str, ...] = (VENV_LINK,)  # where: also the virtualenvs a run makes itself (`venv`)
     editable_roots: tuple[str, ...] = ()  # an editable project's folders, relative to the copy ("" the copy)
-    # (folder, where runs see it, mode): folders shown at a fixed path inside the sandbox; mode is
-    # READ_ONLY, WRITABLE, or OVERLAY (read-only underneath, each run's writes kept in its own scratch)
+    # (folder, where runs see it, mode): folders shown at a fixed path inside the sandbox (a relative one: in
+    # the run's copy, where a link to it stood); mode is READ_ONLY, WRITABLE, or OVERLAY (read-only
+    # underneath, each run's writes kept in its own scratch)
     binds: tuple[tuple[str, str, str], ...] = ()
     # each run's copy shown (and worked in) at STABLE_SUBMISSION: tools that key what they made on
     # the project's path (Hatch, Poetry, an editable install) find it again in every run
@@ -47,7 +49,7 @@ class Mounts:
     def bind_placeholders(self) -> dict[str, str]:
         """How runs show the fixed paths: the same placeholders as the folders behind them."""
         shown = dict(self.placeholders)
-        found = {inside: shown.get(folder, inside) for folder, inside, _ in self.binds}
+        found = {inside: shown.get(folder, inside) for folder, inside, _ in self.binds if inside.startswith("/")}
         return found | ({STABLE_SUBMISSION: "<submission>"} if self.stable_paths else {})
 
     def run_env(self, cwd: Path) -> dict[str, str]:

@@ -271,7 +271,10 @@ def _overlay(root: str, folder: str, inside: str, upper: str, owner: int, notes:
 
     Its folders, small files near the top and lock files are given to the command's user (a tool
     writes its locks and bookkeeping there); the change is the overlay's, copied up into `upper`: the
-    folder underneath is never touched."""
+    folder underneath is never touched. Shown where a link to it stood (a virtualenv in the copy, which
+    `python3 -m venv` refuses to make over a link), the link gives way to it."""
+    if os.path.islink(root + inside):
+        os.unlink(root + inside)
     target = _mkdir(root, inside)
     options = f"lowerdir={folder},upperdir={upper},workdir={upper}-work"
     try:

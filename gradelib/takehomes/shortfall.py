@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gradelib.environment import Environment
-from gradelib.environment.declarationrecords import some_of
+from gradelib.environment.declarationrecords import normal_name, some_of
 from gradelib.environment.inventory import Inventory, stdlib
 from gradelib.result import LineResult, Outcome
 from gradelib.sandbox import RunResult
@@ -33,6 +33,7 @@ NO_MODULE = re.compile(r"No module named '(?P<name>[\w.]+)'")
 NODE_MISSING = re.compile(r"Cannot find (?:package|module) ['\"](?P<name>[^'\"\s]+)['\"]")
 UV_OFFLINE = re.compile(r"[Nn]etwork (?:connectivity is disabled|was disabled)|--offline")
 UV_NAMED = re.compile(r"`(?P<name>[A-Za-z0-9][\w.-]*)`")
+PIP_UNREACHABLE = re.compile(r"No matching distribution found for (?P<name>[A-Za-z0-9][\w.-]*)")
 STUB_PREFIXES = ("<submission>/", "/gradelib/submission/")
 MAX_SHOWN = 80
 
@@ -67,6 +68,8 @@ def missing_in(run: RunResult, environment: Environment) -> Missing | None:
         return _node(match["name"], match[0], inventory)
     if UV_OFFLINE.search(said):
         return _offline_sync(said, inventory)
+    if match := PIP_UNREACHABLE.search(said):
+        return _pip_offline(match["name"], match[0], inventory)
     return None
 
 
@@ -184,3 +187,16 @@ def _offline_sync(said: str, inventory: Inventory) -> Missing | None:
     names = some_of(list(dict.fromkeys(name for name, _where in declared)))
     why = f"the kit's setup left out {names} (declared in {declared[0][1]}): the run's tool tried to install it offline"
     return Missing("package", declared[0][0], True, why)
+
+
+def _pip_offline(name: str, said: str, inventory: Inventory) -> Missing:
+    """The run's own `pip install` (into a virtualenv run.sh makes) found no copy of a package offline: one the
+    submission declares is the kit's shortfall, since a reviewer's run has it; one it does not declare is the
+    candidate's run asking the network for it."""
+    if (where := inventory.python.get(normal_name(name))) is not None:
+        why = (
+            f"the run installs {normal_name(name)} (declared in {where}) itself, and the kit's setup left it no"
+            f" copy to install offline: {said}"
+        )
+        return Missing("package", normal_name(name), True, why)
+    return Missing("package", name, False, f"installs `{name}` at run time, which nothing in the submission declares")

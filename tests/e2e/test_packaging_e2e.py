@@ -216,6 +216,39 @@ def test_typescript_built_the_way_the_readme_or_npm_ci_builds_it_is_set_up(
     assert _own_steps(document["environment"]) == [step]
 
 
+MAKES_VENV = """#!/usr/bin/env bash
+set -euo pipefail
+cd "$(dirname "$0")"
+python3 -m venv {venv}
+source {venv}/bin/activate
+pip install -q {install}
+python -c "import six"
+exec python -B triage.py "$1"
+"""
+
+
+@pytest.mark.parametrize("venv", [".venv", "venv"])
+def test_a_run_that_makes_its_own_virtualenv_and_pip_installs_finds_what_the_setup_installed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], venv: str
+) -> None:
+    """run.sh makes a virtualenv and installs requirements.txt into it on every run, offline in grading: the
+    kit's environment is seen there, writable to each run (its writes dropped), so pip finds it satisfied."""
+    run_sh = MAKES_VENV.format(venv=venv, install="-r requirements.txt")
+    files = {"requirements.txt": "six==1.17.0\n", "run.sh": run_sh}
+    document = _check("replay", _replay_like(tmp_path / "own-venv", files), capsys)
+    assert {line["outcome"] for line in document["lines"]} == {"pass"}, [line["message"] for line in document["lines"]]
+
+
+def test_a_run_that_pip_installs_what_nothing_declares_is_the_candidates_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_sh = MAKES_VENV.format(venv=".venv", install="-r requirements.txt rich")
+    files = {"requirements.txt": "six==1.17.0\n", "run.sh": run_sh}
+    document = _check("replay", _replay_like(tmp_path / "own-venv-rich", files), capsys)
+    assert {line["outcome"] for line in document["lines"]} == {"fail"}
+    assert "installs `rich` at run time, which nothing in the submission declares" in document["lines"][0]["message"]
+
+
 def test_a_tool_of_the_table_that_run_sh_names_is_on_the_runs_path(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,6 +12,7 @@ from conftest import write_tree
 
 from gradelib.cached import cached
 from gradelib.environment import Environment, inventory, read_declaration
+from gradelib.environment.declarationrecords import Reader
 from gradelib.result import LineResult, Outcome
 from gradelib.sandbox import Isolation, RunResult
 from gradelib.takehomes import shortfall
@@ -111,6 +112,47 @@ def test_a_module_nothing_declares_is_the_candidates(tmp_path: Path) -> None:
         False,
         "imports `requests`, which nothing in the submission declares",
     )
+
+
+def test_a_runs_own_pip_install_offline_of_a_declared_package_is_the_kits_and_of_another_the_candidates(
+    tmp_path: Path,
+) -> None:
+    """run.sh's own `pip install` into a virtualenv it makes, offline: what the submission declares a reviewer's
+    run would have had; what it does not, the candidate's run asks the network for."""
+    write_tree(tmp_path, {"requirements.txt": "Requests==2.32.3\n"})
+    environment = environment_of(tmp_path, installed_python=["requests"])
+    pip_said = (
+        "ERROR: Could not find a version that satisfies the requirement {0}\n"
+        "ERROR: No matching distribution found for {0}\n"
+    )
+    assert why(result(1, pip_said.format("requests==2.32.3")), environment) == (
+        True,
+        "the run installs requests (declared in requirements.txt) itself, and the kit's setup left it no copy to"
+        " install offline: No matching distribution found for requests",
+    )
+    assert why(result(1, pip_said.format("rich")), environment) == (
+        False,
+        "installs `rich` at run time, which nothing in the submission declares",
+    )
+
+
+@pytest.mark.parametrize(
+    ("run_sh", "venvs"),
+    [
+        ("python3 -m venv .venv\n. .venv/bin/activate\n", (".venv",)),
+        ("[ -d venv ] || python3 -m venv --upgrade-deps venv && venv/bin/pip install -r requirements.txt\n", ("venv",)),
+        ("virtualenv -p python3 env\n", ("env",)),
+        ("uv venv\n", (".venv",)),
+        ('python3 -m venv /tmp/v\npython3 -m venv ../up\npython3 -m venv "$HOME/v"\npython3 -m venv a/b\n', ()),
+        ("python3 main.py  # no venv here\n", ()),
+    ],
+    ids=["dot-venv", "venv-guarded", "virtualenv", "uv-venv", "outside-or-nested", "none"],
+)
+def test_the_virtualenvs_a_run_makes_at_the_top_of_its_copy_are_found(
+    tmp_path: Path, run_sh: str, venvs: tuple[str, ...]
+) -> None:
+    write_tree(tmp_path, {"run.sh": f"#!/bin/sh\n{run_sh}"})
+    assert inventory.made_venvs(Reader(tmp_path)) == venvs
 
 
 def test_the_projects_own_metadata_declares_too(tmp_path: Path) -> None:
