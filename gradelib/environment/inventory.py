@@ -47,6 +47,10 @@ MAX_MEMBERS = 50
 BUILT = ("dist", "build", "lib", "out")  # where a build script usually puts the code a run starts
 VENV_VALUE_OPTIONS = ("-p", "--python", "--prompt", "--seed", "--index-url", "--cache-dir")  # take the next word
 WORD_NAME = re.compile(r"[\w.-]+")
+ASSIGNMENT = re.compile(
+    r"^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_]\w*)[ \t]*(?::{1,2}=|\?=|=)[ \t]*(?P<value>[^\s#;&|]+)[ \t]*$", re.M
+)
+REFERENCE = re.compile(r"\$\((?P<a>\w+)\)|\$\{(?P<b>\w+)\}|\$(?P<c>[A-Za-z_]\w*)")
 INSTALL_SCRIPTS = ("prepare", "postinstall", "install", "preinstall", "prepack")  # run by `npm ci` on the root
 BUILDS = re.compile(r"\b(build|compile|tsc|tsup|esbuild|rollup|webpack|swc|babel|ncc|bundle)\b")
 MAX_WORD_BYTES = 2 * 1024 * 1024
@@ -134,13 +138,20 @@ def made_venvs(reader: Reader) -> tuple[str, ...]:
     as paths inside the submission: the kit's environment is seen there, so the run's own `pip install -r
     requirements.txt` into it finds what the setup installed."""
     found: list[str] = []
-    for _name, text in evidence.texts(reader, runs=True):
+    texts = evidence.texts(reader, runs=True)
+    values = {m["name"]: m["value"].strip("'\"") for _name, text in texts for m in ASSIGNMENT.finditer(text)}
+    for _name, text in texts:
         for command in re.split(r"&&|\|\||[;|\n]", text):
-            words = command.split()
+            words = [_expanded(word, values) for word in command.split()]
             path = _venv_path(words)
             if path is not None:
                 found.append(path)
     return tuple(dict.fromkeys(found))
+
+
+def _expanded(word: str, values: Mapping[str, str]) -> str:
+    """`$(VENV)`, `${VENV}`, `$VENV` as the Makefile or script set it (`VENV ?= .venv`), else as it was."""
+    return REFERENCE.sub(lambda m: values.get(m["a"] or m["b"] or m["c"], m[0]), word)
 
 
 def _venv_path(words: list[str]) -> str | None:

@@ -33,6 +33,9 @@ NO_MODULE = re.compile(r"No module named '(?P<name>[\w.]+)'")
 NODE_MISSING = re.compile(r"Cannot find (?:package|module) ['\"](?P<name>[^'\"\s]+)['\"]")
 UV_OFFLINE = re.compile(r"[Nn]etwork (?:connectivity is disabled|was disabled)|--offline")
 UV_NAMED = re.compile(r"`(?P<name>[A-Za-z0-9][\w.-]*)`")
+NPM_NOT_CACHED = re.compile(
+    r"request to \S+?/(?P<name>@[^\s/]+(?:/|%2[fF])[^\s/]+|[^\s/@]+) failed: cache mode is 'only-if-cached'"
+)
 PIP_UNREACHABLE = re.compile(r"No matching distribution found for (?P<name>[A-Za-z0-9][\w.-]*)")
 STUB_PREFIXES = ("<submission>/", "/gradelib/submission/")
 MAX_SHOWN = 80
@@ -70,6 +73,8 @@ def missing_in(run: RunResult, environment: Environment) -> Missing | None:
         return _offline_sync(said, inventory)
     if match := PIP_UNREACHABLE.search(said):
         return _pip_offline(match["name"], match[0], inventory)
+    if match := NPM_NOT_CACHED.search(said):
+        return _npm_offline(match["name"].replace("%2f", "/").replace("%2F", "/"), match[0], inventory)
     return None
 
 
@@ -199,4 +204,14 @@ def _pip_offline(name: str, said: str, inventory: Inventory) -> Missing:
             f" copy to install offline: {said}"
         )
         return Missing("package", normal_name(name), True, why)
+    return Missing("package", name, False, f"installs `{name}` at run time, which nothing in the submission declares")
+
+
+def _npm_offline(name: str, said: str, inventory: Inventory) -> Missing:
+    """The run's own `npm ci` / `npm install` fetched a package offline and npm's cache had no copy: one the
+    submission declares (package.json, its lockfile) is the kit's shortfall, one it does not is the
+    candidate's run asking the network for it."""
+    if (where := inventory.node.get(name)) is not None:
+        why = f"the run installs `{name}` (declared in {where}) itself, offline, with no copy in its npm cache: {said}"
+        return Missing("package", name, True, why)
     return Missing("package", name, False, f"installs `{name}` at run time, which nothing in the submission declares")

@@ -136,6 +136,28 @@ def test_a_runs_own_pip_install_offline_of_a_declared_package_is_the_kits_and_of
     )
 
 
+def test_a_runs_own_npm_ci_offline_of_a_locked_package_is_the_kits_and_of_another_the_candidates(
+    tmp_path: Path,
+) -> None:
+    lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": {"undici": "^6"}},
+            "node_modules/undici": {"version": "6.1.0"}, "node_modules/@types/node": {"version": "20.1.0"}}}  # fmt: skip
+    write_tree(tmp_path, {
+        "package.json": json.dumps({"dependencies": {"undici": "^6"}}), "package-lock.json": json.dumps(lock),
+    })  # fmt: skip
+    environment = environment_of(tmp_path)
+    npm_said = (
+        "npm error code ENOTCACHED\nnpm error request to https://registry.npmjs.org/{0} failed: cache mode is"
+        " 'only-if-cached' but no cached response is available.\n"
+    )
+    found = why(result(1, npm_said.format("@types%2fnode")), environment)
+    assert found is not None and found[0] is True
+    assert found[1].startswith("the run installs `@types/node` (declared in package-lock.json) itself, offline")
+    assert why(result(1, npm_said.format("left-pad")), environment) == (
+        False,
+        "installs `left-pad` at run time, which nothing in the submission declares",
+    )
+
+
 @pytest.mark.parametrize(
     ("run_sh", "venvs"),
     [
@@ -145,14 +167,22 @@ def test_a_runs_own_pip_install_offline_of_a_declared_package_is_the_kits_and_of
         ("uv venv\n", (".venv",)),
         ('python3 -m venv /tmp/v\npython3 -m venv ../up\npython3 -m venv "$HOME/v"\npython3 -m venv a/b\n', ()),
         ("python3 main.py  # no venv here\n", ()),
+        ('VENV="${VENV:-x}"\nENV_DIR=.env-py\npython3 -m venv "$ENV_DIR"\n', (".env-py",)),
     ],
-    ids=["dot-venv", "venv-guarded", "virtualenv", "uv-venv", "outside-or-nested", "none"],
+    ids=["dot-venv", "venv-guarded", "virtualenv", "uv-venv", "outside-or-nested", "none", "variable"],
 )
 def test_the_virtualenvs_a_run_makes_at_the_top_of_its_copy_are_found(
     tmp_path: Path, run_sh: str, venvs: tuple[str, ...]
 ) -> None:
     write_tree(tmp_path, {"run.sh": f"#!/bin/sh\n{run_sh}"})
     assert inventory.made_venvs(Reader(tmp_path)) == venvs
+
+
+def test_a_virtualenv_the_makefile_run_sh_calls_makes_is_found_through_its_variable(tmp_path: Path) -> None:
+    makefile = "VENV ?= .venv\nPY := $(VENV)/bin/python\n\n$(VENV)/bin/activate: requirements.txt\n"
+    makefile += "\tpython3 -m venv $(VENV)\n\t$(PY) -m pip install -r requirements.txt\n"
+    write_tree(tmp_path, {"run.sh": "#!/bin/sh\nexec make -s replay\n", "Makefile": makefile})
+    assert inventory.made_venvs(Reader(tmp_path)) == (".venv",)
 
 
 def test_the_projects_own_metadata_declares_too(tmp_path: Path) -> None:
