@@ -139,8 +139,12 @@ def test_a_runs_own_pip_install_offline_of_a_declared_package_is_the_kits_and_of
 def test_a_runs_own_npm_ci_offline_of_a_locked_package_is_the_kits_and_of_another_the_candidates(
     tmp_path: Path,
 ) -> None:
-    lock = {"lockfileVersion": 3, "packages": {"": {"dependencies": {"undici": "^6"}},
-            "node_modules/undici": {"version": "6.1.0"}, "node_modules/@types/node": {"version": "20.1.0"}}}  # fmt: skip
+    packages = {
+        "": {"dependencies": {"undici": "^6"}},
+        "node_modules/undici": {"version": "6.1.0"},
+        "node_modules/@types/node": {"version": "20.1.0"},
+    }
+    lock = {"lockfileVersion": 3, "packages": packages}
     write_tree(tmp_path, {
         "package.json": json.dumps({"dependencies": {"undici": "^6"}}), "package-lock.json": json.dumps(lock),
     })  # fmt: skip
