@@ -21,8 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+
 from gradelib.environment import evidence
 from gradelib.environment.declarationrecords import Reader, normal_name
+from gradelib.environment.evidence import READMES
 from gradelib.sandbox.mounts import VENV_LINK
 
 # Import names that differ from the distribution that provides them (the common ones): when the setup
@@ -50,6 +53,7 @@ WORD_NAME = re.compile(r"[\w.-]+")
 ASSIGNMENT = re.compile(
     r"^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_]\w*)[ \t]*(?::{1,2}=|\?=|=)[ \t]*(?P<value>[^\s#;&|]+)[ \t]*$", re.M
 )
+USES_VENV = re.compile(r"(?:^|(?<=[\s\"'=(]))(?:\./)?(?P<name>[\w.-]+)/bin/(?:activate|python[\d.]*|pip[\d.]*)\b", re.M)
 REFERENCE = re.compile(r"\$\((?P<a>\w+)\)|\$\{(?P<b>\w+)\}|\$(?P<c>[A-Za-z_]\w*)")
 INSTALL_SCRIPTS = ("prepare", "postinstall", "install", "preinstall", "prepack")  # run by `npm ci` on the root
 BUILDS = re.compile(r"\b(build|compile|tsc|tsup|esbuild|rollup|webpack|swc|babel|ncc|bundle)\b")
@@ -82,7 +86,10 @@ class Inventory:
     words: frozenset[str] = frozenset()  # what its scripts, task files and READMEs name
     build_script: str | None = None  # the package.json script that builds the code (`build`, `prepare`)
     unbuilt: frozenset[str] = frozenset()  # the usual folders of built code (`dist`) the submission lacks
-    made_venvs: tuple[str, ...] = ()  # virtualenvs what runs the code makes (`python3 -m venv venv`), by path
+    venvs: tuple[str, ...] = ()  # the virtualenvs it makes or uses at its top (`venv`), by name
+    made_venvs: tuple[str, ...] = ()  # those what runs the code makes itself (`python3 -m venv .venv` in run.sh)
+    # (what it asks for, where, the grading machine's): a Python the submission asks for that the machine lacks
+    python_unmet: tuple[str, str, str] | None = None
 
     def python_provider(self, module: str) -> tuple[str, str] | None:
         """(distribution, where declared) of the declared distribution that provides `module`, if one does."""
@@ -103,6 +110,7 @@ def take(
     installed_python: Iterable[str] = (),
     installed_node: Iterable[str] = (),
     venv: Path | None = None,
+    python_unmet: tuple[str, str, str] | None = None,
 ) -> Inventory:
     """The inventory of the submission at `root`.
 
@@ -129,24 +137,85 @@ def take(
     return Inventory(
         declared_python, declared_node, own_modules(reader), own_packages, _installed_modules(venv),
         node_installed, python_left_out, node_left_out, _words(reader), build_script(reader),
-        frozenset(name for name in BUILT if not reader.exists(name)), made_venvs(reader),
+        frozenset(name for name in BUILT if not reader.exists(name)), *venvs(reader), python_unmet,
     )  # fmt: skip
 
 
-def made_venvs(reader: Reader) -> tuple[str, ...]:
-    """The virtualenvs what runs the code makes itself (`python3 -m venv .venv`, `virtualenv env`, `uv venv`),
-    as paths inside the submission: the kit's environment is seen there, so the run's own `pip install -r
-    requirements.txt` into it finds what the setup installed."""
-    found: list[str] = []
-    texts = evidence.texts(reader, runs=True)
+def python_asked(reader: Reader) -> list[tuple[str, str]]:
+    """The Pythons the submission asks for, as (specifier, where): `requires-python`, Poetry's `python`,
+    Pipfile's `python_version`, `.python-version` (`3.12` is `==3.12.*`)."""
+    found: list[tuple[str, str]] = []
+    pyproject = _toml(reader, "pyproject.toml")
+    project = pyproject.get("project")
+    if isinstance(project, dict) and isinstance(project.get("requires-python"), str):
+        found.append((project["requires-python"], "pyproject.toml's requires-python"))
+    poetry = pyproject.get("tool", {}).get("poetry", {}) if isinstance(pyproject.get("tool"), dict) else {}
+    wanted = poetry.get("dependencies", {}).get("python") if isinstance(poetry, dict) else None
+    if isinstance(wanted, str) and (spec := _poetry_spec(wanted)):
+        found.append((spec, "pyproject.toml's Poetry python"))
+    pipfile = _toml(reader, "Pipfile").get("requires")
+    if isinstance(pipfile, dict) and isinstance(pipfile.get("python_version"), str):
+        found.append((f"=={pipfile['python_version']}.*", "Pipfile's python_version"))
+    pinned = (reader.text(".python-version") or "").strip().splitlines()
+    version = re.sub(r"^(?:cpython[-@]?|python)", "", pinned[0].strip()) if pinned else ""
+    if re.fullmatch(r"3\.\d+(?:\.\d+)?", version):
+        found.append((f"=={'.'.join(version.split('.')[:2])}.*", ".python-version"))
+    return found
+
+
+def _poetry_spec(wanted: str) -> str | None:
+    """Poetry's `^3.12` / `~3.12` as a PEP 440 specifier (`>=3.12,<4`); others as they are."""
+    if match := re.fullmatch(r"\^(\d+)\.(\d+)(?:\.\d+)?", wanted.strip()):
+        return f">={match[1]}.{match[2]},<{int(match[1]) + 1}"
+    if match := re.fullmatch(r"~(\d+)\.(\d+)(?:\.\d+)?", wanted.strip()):
+        return f">={match[1]}.{match[2]},<{match[1]}.{int(match[2]) + 1}"
+    return wanted.strip() if re.fullmatch(r"[<>=!~,.\d\s*]+", wanted.strip()) else None
+
+
+def python_unmet(reader: Reader, version: str) -> tuple[str, str, str] | None:
+    """(specifier, where, `version`) for the first Python the submission asks for that `version` does not meet."""
+    for spec, where in python_asked(reader):
+        try:
+            if not SpecifierSet(spec).contains(version, prereleases=True):
+                return spec, where, version
+        except InvalidSpecifier:
+            continue
+    return None
+
+
+def venvs(reader: Reader) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The virtualenvs the submission makes or uses at the top of its folder, by name: made by the README's
+    setup or by what runs the code (`python3 -m venv venv`, `virtualenv env`, `uv venv`), or used by what
+    runs it (`source venv/bin/activate`, `env/bin/python`); and those that what runs the code makes itself.
+    The kit's environment is seen there, so a run's own `pip install -r requirements.txt` into it finds
+    what the setup installed."""
+    named: list[str] = []
+    made: list[str] = []
+    texts = evidence.texts(reader)
     values = {m["name"]: m["value"].strip("'\"") for _name, text in texts for m in ASSIGNMENT.finditer(text)}
-    for _name, text in texts:
+    runs = {name for name, _text in evidence.texts(reader, runs=True)}
+    for name, text in texts:
+        text = _expanded(text if name not in READMES else _code_in(text), values)
         for command in re.split(r"&&|\|\||[;|\n]", text):
-            words = [_expanded(word, values) for word in command.split()]
-            path = _venv_path(words)
+            path = _venv_path(command.split())
             if path is not None:
-                found.append(path)
-    return tuple(dict.fromkeys(found))
+                named.append(path)
+                made += [path] if name in runs else []
+        if name in runs:
+            named += [m["name"] for m in USES_VENV.finditer(text) if m["name"] not in (".", "..")]
+    return tuple(dict.fromkeys(named)), tuple(dict.fromkeys(made))
+
+
+def made_venvs(reader: Reader) -> tuple[str, ...]:
+    """The virtualenvs what runs the code makes itself, by name (`python3 -m venv .venv` in run.sh)."""
+    return venvs(reader)[1]
+
+
+def _code_in(markdown: str) -> str:
+    """The code of a README, one command a line: its fenced blocks and inline code spans, never its prose."""
+    fenced = re.findall(r"^\s*(?:```|~~~)[^\n]*\n(.*?)^\s*(?:```|~~~)", markdown, re.M | re.S)
+    prose = re.sub(r"^\s*(?:```|~~~)[^\n]*\n.*?^\s*(?:```|~~~)", "", markdown, flags=re.M | re.S)
+    return "\n".join([*fenced, *re.findall(r"`([^`\n]+)`", prose)])
 
 
 def _expanded(word: str, values: Mapping[str, str]) -> str:
@@ -157,7 +226,9 @@ def _expanded(word: str, values: Mapping[str, str]) -> str:
 def _venv_path(words: list[str]) -> str | None:
     """Where `words` (one command) makes a virtualenv, when it does, inside the submission."""
     for at, word in enumerate(words):
-        makes = (word == "venv" and at > 0 and words[at - 1] in ("-m", "uv")) or word.endswith("virtualenv")
+        makes = (word == "venv" and at > 0 and words[at - 1] in ("-m", "uv")) or (
+            word == "virtualenv" and (at == 0 or words[at - 1] in ("-m", "run", "uvx", "pipx"))
+        )
         if not makes:
             continue
         rest = iter(words[at + 1 :])

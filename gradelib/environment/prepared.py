@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -186,7 +187,7 @@ class Environment:
             node_modules=self.node.node_modules if self.node and not self.node.products else None,
             products=(*(self.node.products if self.node else ()), *(self.own.products if self.own else ())),
             venv=self.python.run_venv if self.python else None,
-            venv_names=(VENV_LINK, *self.inventory.made_venvs),
+            venv_names=tuple(dict.fromkeys((VENV_LINK, *self.inventory.venvs))),
             editable_roots=tuple(self.python.editable_roots()) if self.python else (),
             binds=(*self._binds(), *self._made_venv_binds()),
             stable_paths=bool(self._binds()) or self.own is not None or bool(self.node and self.node.stable),
@@ -368,7 +369,7 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     table_steps, table_env = ownsetup.table_steps(reader, registry)
     steps = [*table_steps, *ownsetup.steps(reader)]
     named, named_why = _named(reader, (python, node), steps, settings)
-    taken = _inventory(Path(root), declaration, python, node)
+    taken = _inventory(Path(root), declaration, python, node, settings)
     errors += _not_whole(taken, python)
     made = Environment(
         declaration, python, node, tuple(errors), python_version, node_version, python_shims(settings),
@@ -491,9 +492,11 @@ def _own(
     return cache.Manifest(key, OWN, (), float(evidence_of["seconds"]), setup=evidence_of)
 
 
-def _inventory(root: Path, declaration: Declaration, python: Installed | None, node: Installed | None) -> Inventory:
+def _inventory(
+    root: Path, declaration: Declaration, python: Installed | None, node: Installed | None, settings: InstallSettings
+) -> Inventory:
     """What the submission declares (its files, and its project's metadata as its backend built it) against
-    what the setup installed."""
+    what the setup installed, and a Python it asks for that the grading machine's does not meet."""
     declared = [(d.name, d.file) for d in declaration.declared() if d.ecosystem == "python"]
     read = _files_the_tool_read(root, python)
     direct = [
@@ -520,8 +523,19 @@ def _inventory(root: Path, declaration: Declaration, python: Installed | None, n
         root, python=declared, node=node_declared, direct_python=direct, direct_node=node_direct,
         installed_python=[name for name, _version, _dev in python.packages] if python else (),
         installed_node=[name for name, _version, _dev in node.packages] if node else (),
-        venv=python.venv if python else None,
+        venv=python.venv if python else None, python_unmet=_python_unmet(root, settings),
     )  # fmt: skip
+
+
+def _python_unmet(root: Path, settings: InstallSettings) -> tuple[str, str, str] | None:
+    """The Python the submission asks for that the grading machine's interpreter does not meet, if any."""
+    reader = Reader(root)
+    if not inventory.python_asked(reader):
+        return None
+    try:
+        return inventory.python_unmet(reader, uvtool.interpreter_version(settings.python))
+    except (InstallError, OSError, subprocess.SubprocessError):
+        return None
 
 
 def _files_the_tool_read(root: Path, python: Installed | None) -> set[str] | None:
@@ -573,10 +587,11 @@ def _kit_uv(settings: InstallSettings) -> tools.Provisioned | None:
 
 
 def _setup_key(setup: pysetup.PythonSetup, python_version: str, settings: InstallSettings) -> dict[str, object]:
-    """What makes two environments set up by a tool the same: the tool, its files, the interpreter, the index."""
+    """What makes two environments set up by a tool the same: the tool, its commands as the table has them,
+    its files, the interpreter, the index."""
     return {
         "tool": [setup.tool, setup.version], "files": setup.digest, "python": python_version,
-        "index": settings.index_url or "",
+        "index": settings.index_url or "", "commands": [list(command) for command in setup.row.commands],
     }  # fmt: skip
 
 

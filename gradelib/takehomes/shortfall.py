@@ -36,6 +36,14 @@ UV_NAMED = re.compile(r"`(?P<name>[A-Za-z0-9][\w.-]*)`")
 NPM_NOT_CACHED = re.compile(
     r"request to \S+?/(?P<name>@[^\s/]+(?:/|%2[fF])[^\s/]+|[^\s/@]+) failed: cache mode is 'only-if-cached'"
 )
+# what an older Python than the code was written for says (`itertools.batched`, a `type X = ...` statement)
+OLDER_PYTHON = re.compile(
+    r"cannot import name '\w+' from '(?P<from>[\w.]+)'"
+    r"|module '(?P<module>[\w.]+)' has no attribute '\w+'"
+    r"|^SyntaxError: ",
+    re.M,
+)
+PIP_USER = re.compile(r"Can not perform a '--user' install\. User site-packages are not visible in this virtualenv\.")
 PIP_UNREACHABLE = re.compile(r"No matching distribution found for (?P<name>[A-Za-z0-9][\w.-]*)")
 STUB_PREFIXES = ("<submission>/", "/gradelib/submission/")
 MAX_SHOWN = 80
@@ -71,6 +79,8 @@ def missing_in(run: RunResult, environment: Environment) -> Missing | None:
         return _node(match["name"], match[0], inventory)
     if UV_OFFLINE.search(said):
         return _offline_sync(said, inventory)
+    if (found := _older_python(said, inventory) or _user_install(said)) is not None:
+        return found
     if match := PIP_UNREACHABLE.search(said):
         return _pip_offline(match["name"], match[0], inventory)
     if match := NPM_NOT_CACHED.search(said):
@@ -215,3 +225,25 @@ def _npm_offline(name: str, said: str, inventory: Inventory) -> Missing:
         why = f"the run installs `{name}` (declared in {where}) itself, offline, with no copy in its npm cache: {said}"
         return Missing("package", name, True, why)
     return Missing("package", name, False, f"installs `{name}` at run time, which nothing in the submission declares")
+
+
+def _older_python(said: str, inventory: Inventory) -> Missing | None:
+    """A run that died of an older Python than the submission asks for (`cannot import name 'batched' from
+    'itertools'`, a SyntaxError), on a grading machine whose Python does not meet it: the kit's environment."""
+    asked = inventory.python_unmet
+    match = OLDER_PYTHON.search(said) if asked is not None else None
+    if asked is None or match is None:
+        return None
+    module = match["from"] or match["module"]
+    if module is not None and not stdlib(module):
+        return None  # a module of its own or a package's lacks a name: the candidate's code, judged as it is
+    why = f"the submission asks for Python {asked[0]} ({asked[1]}); the grading machine runs {asked[2]}: {match[0]}"
+    return Missing("interpreter", f"python{asked[0]}", True, why)
+
+
+def _user_install(said: str) -> Missing | None:
+    """`pip install --user` refused by the kit's virtualenv, which every run's Python is."""
+    if (match := PIP_USER.search(said)) is None:
+        return None
+    why = f"the run installs with `pip install --user`, which the kit's virtualenv refuses: {match[0]}"
+    return Missing("command", "pip install --user", True, why)

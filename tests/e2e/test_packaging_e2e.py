@@ -239,6 +239,19 @@ def test_a_run_that_makes_its_own_virtualenv_and_pip_installs_finds_what_the_set
     assert {line["outcome"] for line in document["lines"]} == {"pass"}, [line["message"] for line in document["lines"]]
 
 
+def test_a_virtualenv_the_readme_makes_and_run_sh_activates_is_the_kits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """README: `python3 -m venv venv`, `pip install -r requirements.txt`; run.sh: `source venv/bin/activate`."""
+    readme = "# Triage\n\n## Setup\n\n```\npython3 -m venv venv\nvenv/bin/pip install -r requirements.txt\n```\n"
+    run_sh = RUN_SH.replace(
+        "exec {command}", "source venv/bin/activate\npython -c 'import six'\nexec python -B triage.py"
+    )
+    files = {"requirements.txt": "six==1.17.0\n", "run.sh": run_sh, "README.md": readme}
+    document = _check("replay", _replay_like(tmp_path / "readme-venv", files), capsys)
+    assert {line["outcome"] for line in document["lines"]} == {"pass"}, [line["message"] for line in document["lines"]]
+
+
 def test_a_run_that_pip_installs_what_nothing_declares_is_the_candidates_fail(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

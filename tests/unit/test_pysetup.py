@@ -95,7 +95,7 @@ def test_hatch_wins_over_a_script_and_a_plain_script_is_nothing(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("lock", "kind", "command"),
     [
-        ("uv.lock", "uv-project", ["uv", "sync", "--frozen", "--all-packages"]),
+        ("uv.lock", "uv-project", ["uv", "sync", "--frozen", "--all-packages", "--all-groups"]),
         ("poetry.lock", "poetry", ["poetry", "install", "--no-interaction"]),
         ("pdm.lock", "pdm", ["pdm", "sync"]),
     ],

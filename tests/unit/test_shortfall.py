@@ -379,3 +379,53 @@ def test_every_line_of_a_grading_is_judged_by_the_rule(
     else:
         assert judged.outcome == "fail"
         assert judged.message == "imports `requests`, which nothing in the submission declares: exited 1"
+
+
+def test_a_virtualenv_the_readme_makes_or_run_sh_activates_is_named_but_not_made_by_the_runs(tmp_path: Path) -> None:
+    readme = "# Triage\n\nWe use a virtualenv under the folder for isolation.\n\n```sh\npython3 -m venv venv\n"
+    readme += "source venv/bin/activate\npip install -r requirements.txt\n```\n"
+    write_tree(tmp_path, {"README.md": readme, "run.sh": "#!/bin/sh\n. ./pyenv/bin/activate\nexec python main.py\n"})
+    assert inventory.venvs(Reader(tmp_path)) == (("pyenv", "venv"), ()), "run.sh first, then the README"
+
+
+@pytest.mark.parametrize(
+    ("files", "unmet"),
+    [
+        ({".python-version": "3.12\n"}, ("==3.12.*", ".python-version", "3.11.2")),
+        ({"pyproject.toml": '[project]\nname = "t"\nrequires-python = ">=3.12"\n'},
+         (">=3.12", "pyproject.toml's requires-python", "3.11.2")),
+        ({"pyproject.toml": '[tool.poetry.dependencies]\npython = "^3.12"\n'},
+         (">=3.12,<4", "pyproject.toml's Poetry python", "3.11.2")),
+        ({"Pipfile": '[requires]\npython_version = "3.13"\n'}, ("==3.13.*", "Pipfile's python_version", "3.11.2")),
+        ({".python-version": "3.11\n", "pyproject.toml": '[project]\nrequires-python = ">=3.10"\n'}, None),
+        ({".python-version": "pypy3.10\n"}, None),
+    ],
+    ids=["python-version", "requires-python", "poetry-caret", "pipfile", "met", "not-cpython"],
+)  # fmt: skip
+def test_a_python_the_submission_asks_for_is_checked_against_the_machines(
+    tmp_path: Path, files: dict[str, str], unmet: tuple[str, str, str] | None
+) -> None:
+    write_tree(tmp_path, files)
+    assert inventory.python_unmet(Reader(tmp_path), "3.11.2") == unmet
+
+
+def test_a_run_that_died_of_an_older_python_than_asked_is_the_kits(tmp_path: Path) -> None:
+    write_tree(tmp_path, {".python-version": "3.12\n", "triage.py": ""})
+    taken = inventory.take(tmp_path, python_unmet=inventory.python_unmet(Reader(tmp_path), "3.11.2"))
+    environment = Environment(read_declaration(tmp_path), inventory=taken)
+    batched = "ImportError: cannot import name 'batched' from 'itertools' (/usr/lib/python3.11/...)\n"
+    assert why(result(1, batched), environment) == (
+        True,
+        "the submission asks for Python ==3.12.* (.python-version); the grading machine runs 3.11.2:"
+        " cannot import name 'batched' from 'itertools'",
+    )
+    own = "ImportError: cannot import name 'parse' from 'triage' (<submission>/triage.py)\n"
+    assert why(result(1, own), environment) is None, "a name its own module lacks is the candidate's code"
+    met = Environment(read_declaration(tmp_path), inventory=inventory.take(tmp_path))
+    assert why(result(1, batched), met) is None, "a Python that meets what it asks for: the code, judged as it is"
+
+
+def test_a_runs_pip_install_user_refused_by_the_kits_virtualenv_is_the_kits(tmp_path: Path) -> None:
+    said = "ERROR: Can not perform a '--user' install. User site-packages are not visible in this virtualenv.\n"
+    found = why(result(1, said), environment_of(tmp_path))
+    assert found is not None and found[0] is True and "`pip install --user`" in found[1]
