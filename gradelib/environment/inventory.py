@@ -90,6 +90,7 @@ class Inventory:
     made_venvs: tuple[str, ...] = ()  # those what runs the code makes itself (`python3 -m venv .venv` in run.sh)
     # (what it asks for, where, the grading machine's): a Python the submission asks for that the machine lacks
     python_unmet: tuple[str, str, str] | None = None
+    node_unmet: tuple[str, str, str] | None = None  # the same for Node (`>=22.6`, `.nvmrc`, `v20.20.2`)
 
     def python_provider(self, module: str) -> tuple[str, str] | None:
         """(distribution, where declared) of the declared distribution that provides `module`, if one does."""
@@ -111,6 +112,7 @@ def take(
     installed_node: Iterable[str] = (),
     venv: Path | None = None,
     python_unmet: tuple[str, str, str] | None = None,
+    node_unmet: tuple[str, str, str] | None = None,
 ) -> Inventory:
     """The inventory of the submission at `root`.
 
@@ -137,7 +139,7 @@ def take(
     return Inventory(
         declared_python, declared_node, own_modules(reader), own_packages, _installed_modules(venv),
         node_installed, python_left_out, node_left_out, _words(reader), build_script(reader),
-        frozenset(name for name in BUILT if not reader.exists(name)), *venvs(reader), python_unmet,
+        frozenset(name for name in BUILT if not reader.exists(name)), *venvs(reader), python_unmet, node_unmet,
     )  # fmt: skip
 
 
@@ -181,6 +183,38 @@ def python_unmet(reader: Reader, version: str) -> tuple[str, str, str] | None:
         except InvalidSpecifier:
             continue
     return None
+
+
+def node_unmet(reader: Reader, version: str) -> tuple[str, str, str] | None:
+    """(what it asks for, where, `version`) when the submission asks for a newer Node than `version`
+    (`v20.20.2`): `.nvmrc` / `.node-version` (`22`, `v22.6.0`), package.json's `engines.node` (`>=22.6`,
+    `^22`, `22.x`) or `volta.node`. Only the least version a range admits is compared."""
+    have = _version_tuple(version)
+    for wanted, where in node_asked(reader):
+        least = _version_tuple(re.split(r"\|\|", wanted)[0])
+        if have and least and least > have[: len(least)]:
+            return wanted, where, version
+    return None
+
+
+def node_asked(reader: Reader) -> list[tuple[str, str]]:
+    """The Node versions the submission asks for, as (what, where)."""
+    doc = _json(reader, "package.json")
+    engines, volta = doc.get("engines"), doc.get("volta")
+    asked = [
+        *(((reader.text(name) or "").strip(), name) for name in (".nvmrc", ".node-version")),
+        (engines.get("node") if isinstance(engines, dict) else None, "package.json's engines.node"),
+        (volta.get("node") if isinstance(volta, dict) else None, "package.json's volta.node"),
+    ]
+    return [(wanted.strip(), where) for wanted, where in asked if isinstance(wanted, str) and wanted.strip()]
+
+
+def _version_tuple(text: str) -> tuple[int, ...] | None:
+    """(22, 6) from `v22.6.0`, `>=22.6`, `^22`, `22.x`; None when it names no version (`lts/*`)."""
+    match = re.search(r"(?<![\w.])v?(\d+)(?:\.(\d+))?(?:\.(\d+))?", text.strip())
+    if match is None or re.match(r"\s*<", text):
+        return None
+    return tuple(int(part) for part in match.groups() if part is not None)
 
 
 def venvs(reader: Reader) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gradelib.environment import evidence, tooltable
+from gradelib.environment import evidence, inventory, tooltable
 from gradelib.environment.declarationrecords import Reader
 from gradelib.environment.evidence import JUSTFILES, MAKEFILES, READMES, RUN_SH
 from gradelib.environment.inventory import BUILT, build_script
@@ -40,7 +40,7 @@ SEPARATOR = re.compile(r"\s*(?:&&|;|\|\|)\s*")
 # `build:ts`, `setup_env`) says so and none says it tests, serves, watches or runs the program.
 SETUP_WORDS = frozenset({
     "setup", "install", "deps", "dependencies", "bootstrap", "build", "compile", "init", "prepare", "venv", "env",
-    "bundle", "tsc", "codegen", "generate", "gen", "vendor",
+    "bundle", "tsc", "codegen", "generate", "gen", "vendor", "all",
 })  # fmt: skip
 # A script file of the submission's own is run only when its name says it installs or prepares (`setup.sh`,
 # `scripts/bootstrap.py`); `generate_fixtures.py` may well re-record from the network.
@@ -55,6 +55,8 @@ SETUP_SCRIPT_SUFFIXES = (".sh", ".bash", ".py")
 BUILD_BINS = frozenset({"tsc", "tsup", "esbuild", "rollup", "webpack", "swc", "babel", "ncc", "unbuild", "tspc"})
 BUILD_SUBCOMMAND_BINS = frozenset({"vite", "parcel", "next", "nuxt", "astro"})
 BIN_PACKAGES = {"tsc": "typescript", "swc": "@swc/cli", "babel": "@babel/cli", "ncc": "@vercel/ncc", "tspc": "ts-patch"}
+NODE_BIN = "node_modules/.bin"
+EXAMPLE = re.compile(r"(^|[._-])(example|sample|template|dist|defaults?)([._-]|$)", re.I)
 WATCHING = frozenset({"-w", "--watch", "watch", "--serve", "serve", "dev"})
 MAKE_TARGET = re.compile(r"^([A-Za-z0-9][\w.-]*)\s*:(?![=:])", re.M)
 JUST_RECIPE = re.compile(r"^@?([A-Za-z0-9][\w-]*)(?:\s+[^:\n]*)?:(?!=)", re.M)
@@ -106,7 +108,24 @@ def steps(reader: Reader) -> list[Step]:
     unbuilt = _unbuilt(reader)
     if unbuilt is not None and not any(step.argv[-1] == unbuilt.argv[-1] for step in found):
         found.append(unbuilt)
-    return found[:MAX_STEPS]
+    return [hooked for step in found[:MAX_STEPS] for hooked in _with_hooks(reader, step)]
+
+
+def _with_hooks(reader: Reader, step: Step) -> list[Step]:
+    """`npm run build` as npm runs it for a reviewer: `prebuild`, `build`, `postbuild` (the kit's steps run with
+    lifecycle scripts off, which npm takes to mean its pre and post scripts too), each named on its own."""
+    if step.argv[:2] not in (("npm", "run"), ("yarn", "run")) or len(step.argv) != 3 or reader.exists(".yarnrc.yml"):
+        return [step]
+    scripts = _scripts(reader)
+    runner, script = step.argv[0], step.argv[2]
+    hooks = [f"pre{script}", script, f"post{script}"]
+    return [
+        step
+        if name == script
+        else Step((runner, "run", name), f"{step.why} ({runner} runs `{name}` with it)", step.tool)
+        for name in hooks
+        if name == script or isinstance(scripts.get(name), str)
+    ]
 
 
 def _unbuilt(reader: Reader) -> Step | None:
@@ -234,7 +253,8 @@ def _step(reader: Reader, command: str, where: str) -> Step | None:
         return None
     while words and re.match(r"^[A-Za-z_]\w*=", words[0]):
         words = words[1:]  # `CI=1 make setup`
-    if not words or WATCHING & set(words[1:]):
+    watching = WATCHING - {"-w"} if words[:1] == ["npm"] else WATCHING  # npm's `-w` names a workspace
+    if not words or watching & set(words[1:]):
         return None
     shown = " ".join(words)[:80]
     why = f"{RUN_SH} says to run `{shown}` first" if where == RUN_SH else f"{where} says `{shown}`"
@@ -243,6 +263,10 @@ def _step(reader: Reader, command: str, where: str) -> Step | None:
         return _task_step(reader, head, rest, why)
     if head in (*NODE_RUNNERS, "npx", "bunx"):
         return _node_step(reader, head, rest, why)
+    if os.path.normpath(head).startswith(f"{NODE_BIN}/"):  # `./node_modules/.bin/tsc -p tsconfig.build.json`
+        return Step(tuple(words), why) if _builds(reader, [Path(head).name, *rest]) else None
+    if head == "cp":
+        return _example_copy(reader, rest, why)
     if head in ("bash", "sh", "python", "python3") and rest:
         interpreter, head, rest = head, rest[0], rest[1:]
     else:
@@ -260,6 +284,19 @@ def _step(reader: Reader, command: str, where: str) -> Step | None:
     return None
 
 
+def _example_copy(reader: Reader, rest: list[str], why: str) -> Step | None:
+    """`cp .env.example .env`: a file of the submission's that is an example, copied to where the code reads
+    it, inside the submission, when nothing is there yet."""
+    paths = [word for word in rest if not word.startswith("-")]
+    if len(paths) != len(rest) - sum(word in ("-n", "--no-clobber") for word in rest) or len(paths) != 2:
+        return None
+    source, target = (os.path.normpath(path) for path in paths)
+    inside = all(not path.startswith("..") and not os.path.isabs(path) for path in (source, target))
+    if not inside or not EXAMPLE.search(Path(source).name) or not reader.exists(source) or reader.exists(target):
+        return None
+    return Step(("cp", source, target), why)
+
+
 def _task_step(reader: Reader, head: str, rest: list[str], why: str) -> Step | None:
     """`make setup`, `just install-dev`; a bare `make` when its first target sets the project up."""
     files, pattern = (MAKEFILES, MAKE_TARGET) if head == "make" else (JUSTFILES, JUST_RECIPE)
@@ -275,6 +312,10 @@ def _node_step(reader: Reader, head: str, rest: list[str], why: str) -> Step | N
     project declares, through its runner (`npx tsc`, `pnpm exec tsup`, `yarn tsc`)."""
     tool = "npm" if head == "npx" else "bun" if head == "bunx" else head
     scripts = _scripts(reader)
+    members = _workspace_scripts(reader, head, rest)
+    if members is not None:  # `npm run build -w @me/tape`, `pnpm --filter @me/tape build`, `yarn workspace X build`
+        script, found = members
+        return Step((head, *rest), why, tool) if setup_name(script) and found else None
     if head in ("npx", "bunx"):
         call = rest
     elif rest[:1] in (["exec"], ["x"]):
@@ -295,6 +336,38 @@ def _node_step(reader: Reader, head: str, rest: list[str], why: str) -> Step | N
     return Step((head, *rest), why, tool)
 
 
+def _workspace_scripts(reader: Reader, head: str, rest: list[str]) -> tuple[str, bool] | None:
+    """(the script, whether a workspace member it names has it) for a command that runs a script in the
+    submission's own workspace members; None for any other command."""
+    members = inventory.node_members(reader)
+    words = [word for word in rest if word not in ("--if-present", "--silent", "-s")]
+    named: list[str] | None = None
+    script = ""
+    if head == "npm" and words[:1] == ["run"] and len(words) > 1:
+        chosen = [w.split("=", 1)[1] for w in words if w.startswith(("--workspace=", "-w="))]
+        chosen += [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("-w", "--workspace")]
+        if chosen or {"-ws", "--workspaces"} & set(words):
+            named, script = chosen or list(members), words[1]
+    elif head == "pnpm" and ({"-r", "--recursive"} & set(words) or any(w.startswith("--filter") for w in words)):
+        chosen = [w.split("=", 1)[1] for w in words if w.startswith("--filter=")]
+        chosen += [words[i + 1] for i, w in enumerate(words[:-1]) if w in ("--filter", "-F")]
+        plain = [
+            w
+            for i, w in enumerate(words)
+            if not w.startswith("-") and (i == 0 or words[i - 1] not in ("--filter", "-F"))
+        ]
+        plain = plain[1:] if plain[:1] == ["run"] else plain
+        named, script = chosen or list(members), plain[0] if plain else ""
+    elif head == "yarn" and words[:1] == ["workspace"] and len(words) > 2:
+        named, script = [words[1]], words[3] if words[2] == "run" and len(words) > 3 else words[2]
+    if named is None:
+        return None
+    folders = [members.get(name) for name in named]
+    return script, any(
+        folder is not None and script in _scripts(reader, f"{folder}/package.json") for folder in folders
+    )
+
+
 def _builds(reader: Reader, call: list[str]) -> bool:
     """Whether `call` runs a build tool the project declares (`tsc -p .`, `vite build`)."""
     name = call[0]
@@ -311,8 +384,8 @@ def _targets(reader: Reader, names: tuple[str, ...], pattern: re.Pattern[str]) -
     return []
 
 
-def _package(reader: Reader) -> dict[str, Any]:
-    data = reader.read("package.json")
+def _package(reader: Reader, name: str = "package.json") -> dict[str, Any]:
+    data = reader.read(name)
     try:
         doc = json.loads(data) if data else {}
     except ValueError:
@@ -320,8 +393,8 @@ def _package(reader: Reader) -> dict[str, Any]:
     return doc if isinstance(doc, dict) else {}
 
 
-def _scripts(reader: Reader) -> dict[str, Any]:
-    scripts = _package(reader).get("scripts")
+def _scripts(reader: Reader, name: str = "package.json") -> dict[str, Any]:
+    scripts = _package(reader, name).get("scripts")
     return scripts if isinstance(scripts, dict) else {}
 
 

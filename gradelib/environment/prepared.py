@@ -524,7 +524,20 @@ def _inventory(
         installed_python=[name for name, _version, _dev in python.packages] if python else (),
         installed_node=[name for name, _version, _dev in node.packages] if node else (),
         venv=python.venv if python else None, python_unmet=_python_unmet(root, settings),
+        node_unmet=_node_unmet(root),
     )  # fmt: skip
+
+
+def _node_unmet(root: Path) -> tuple[str, str, str] | None:
+    """The Node the submission asks for that the grading machine's does not meet, if any."""
+    reader = Reader(root)
+    if not inventory.node_asked(reader):
+        return None
+    try:
+        version = npm.node_version()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return inventory.node_unmet(reader, version) if version else None
 
 
 def _python_unmet(root: Path, settings: InstallSettings) -> tuple[str, str, str] | None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from gradelib.environment import Environment
 from gradelib.environment.declarationrecords import normal_name, some_of
-from gradelib.environment.inventory import Inventory, stdlib
+from gradelib.environment.inventory import BUILT, Inventory, stdlib
 from gradelib.result import LineResult, Outcome
 from gradelib.sandbox import RunResult
 
@@ -43,6 +43,16 @@ OLDER_PYTHON = re.compile(
     r"|^SyntaxError: ",
     re.M,
 )
+# what an older Node than the code was written for says (`--experimental-strip-types`, `node:sqlite`, `.ts`)
+OLDER_NODE = re.compile(
+    r"node: bad option: \S+|ERR_UNKNOWN_FILE_EXTENSION|ERR_UNKNOWN_BUILTIN_MODULE|No such built-in module: \S+"
+    r"|^SyntaxError: .*$|\b[A-Z]\w*\.\w+ is not a function"
+    r"|\.(?:toSorted|toReversed|toSpliced|findLast|union|intersection|difference|groupBy) is not a function",
+    re.M,
+)
+NATIVE_ADDON = re.compile(r"Could not locate the bindings file|No native build was found|\.node['\"]?\)?$", re.M)
+IN_NODE_MODULES = re.compile(r"node_modules/(?P<name>@[^/\s'\"]+/[^/\s'\"]+|[^/\s'\"@.][^/\s'\"]*)/")
+ADDON_LOADERS = frozenset({"bindings", "node-gyp-build", "prebuild-install", "node-pre-gyp", "@mapbox/node-pre-gyp"})
 PIP_USER = re.compile(r"Can not perform a '--user' install\. User site-packages are not visible in this virtualenv\.")
 PIP_UNREACHABLE = re.compile(r"No matching distribution found for (?P<name>[A-Za-z0-9][\w.-]*)")
 STUB_PREFIXES = ("<submission>/", "/gradelib/submission/")
@@ -79,8 +89,10 @@ def missing_in(run: RunResult, environment: Environment) -> Missing | None:
         return _node(match["name"], match[0], inventory)
     if UV_OFFLINE.search(said):
         return _offline_sync(said, inventory)
-    if (found := _older_python(said, inventory) or _user_install(said)) is not None:
+    if (found := _older_python(said, inventory) or _older_node(said, inventory) or _user_install(said)) is not None:
         return found
+    if NATIVE_ADDON.search(said) and (packages := _addon_packages(said)):
+        return _native_addon(packages[0], inventory)
     if match := PIP_UNREACHABLE.search(said):
         return _pip_offline(match["name"], match[0], inventory)
     if match := NPM_NOT_CACHED.search(said):
@@ -163,6 +175,8 @@ def _node(target: str, said: str, inventory: Inventory) -> Missing | None:
     if target.startswith("node:"):
         return None
     relative = _relative(target)
+    if relative is not None and (own := _own_built(relative, inventory)) is not None:
+        return own
     if relative is not None:
         if inventory.build_script and relative.split("/")[0] in inventory.unbuilt:
             why = f"`{relative}` is made by the submission's build script, which the kit's setup did not run: {said}"
@@ -247,3 +261,51 @@ def _user_install(said: str) -> Missing | None:
         return None
     why = f"the run installs with `pip install --user`, which the kit's virtualenv refuses: {match[0]}"
     return Missing("command", "pip install --user", True, why)
+
+
+def _older_node(said: str, inventory: Inventory) -> Missing | None:
+    """A run that died of an older Node than the submission asks for (`node: bad option:
+    --experimental-strip-types`), on a grading machine whose Node is older: the kit's environment."""
+    asked = inventory.node_unmet
+    match = OLDER_NODE.search(said) if asked is not None else None
+    if asked is None or match is None:
+        return None
+    said = match[0][:MAX_SHOWN]
+    why = f"the submission asks for Node {asked[0]} ({asked[1]}); the grading machine runs {asked[2]}: {said}"
+    return Missing("interpreter", f"node {asked[0]}", True, why)
+
+
+def _native_addon(package: str, inventory: Inventory) -> Missing:
+    """A declared package whose native addon was never built: its install script makes it, and the kit runs
+    no dependency's install script."""
+    where = inventory.node.get(package)
+    if where is None and package not in inventory.installed_node:
+        return Missing("package", package, False, f"loads `{package}`, which nothing in the submission declares")
+    declared = f" (declared in {where})" if where else ""
+    why = (
+        f"`{package}`{declared} is a native addon its install script builds, and the kit runs no dependency's"
+        " install script: it cannot set this package up as a reviewer's `npm ci` does"
+    )
+    return Missing("package", package, True, why)
+
+
+def _addon_packages(said: str) -> list[str]:
+    """The packages whose folders a failed native-addon load names, most named first (the loader itself,
+    `bindings`, last)."""
+    named = [match["name"] for match in IN_NODE_MODULES.finditer(said)]
+    counted = sorted(dict.fromkeys(named), key=lambda name: (name in ADDON_LOADERS, -named.count(name)))
+    return counted
+
+
+def _own_built(relative: str, inventory: Inventory) -> Missing | None:
+    """`node_modules/@me/tape/dist/index.js`: the built code of one of the submission's own workspace packages,
+    which that package's build makes; the kit's setup did not run it."""
+    match = re.match(r"node_modules/(?P<name>@[^/]+/[^/]+|[^/@][^/]*)/(?P<folder>[^/]+)/", relative)
+    if match is None or match["name"] not in inventory.own_packages or match["folder"] not in BUILT:
+        return None
+    folder = inventory.own_packages[match["name"]]
+    why = (
+        f"`{folder}/{relative[match.end('name') + 1 :]}` is made by the build of the submission's own package"
+        f" `{match['name']}`, which the kit's setup did not run"
+    )
+    return Missing("file", relative, True, why)

@@ -20,6 +20,7 @@ from conftest import SAMPLES, write_tree
 from sample_cohort import GradedCohort, grade_samples
 
 from gradelib import cli
+from gradelib.environment import npm
 from gradelib.takehomes.rubric import default_rubric
 
 pytestmark = pytest.mark.e2e
@@ -260,6 +261,38 @@ def test_a_run_that_pip_installs_what_nothing_declares_is_the_candidates_fail(
     document = _check("replay", _replay_like(tmp_path / "own-venv-rich", files), capsys)
     assert {line["outcome"] for line in document["lines"]} == {"fail"}
     assert "installs `rich` at run time, which nothing in the submission declares" in document["lines"][0]["message"]
+
+
+SETUPS = Path(__file__).parent / "setups"
+
+
+def test_a_newer_node_than_the_machines_is_an_error_naming_both(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`.nvmrc` 22, `engines` >=22.6, `node --experimental-strip-types src/main.ts`: on an older Node the run
+    dies of the grading machine's Node, never the candidate's code."""
+    root = shutil.copytree(SETUPS / "node-newer", tmp_path / "node-newer")
+    document = _check("replay", root, capsys)
+    machine = npm.node_version()
+    if tuple(int(part) for part in machine.lstrip("v").split(".")[:2]) >= (22, 6):
+        assert {line["outcome"] for line in document["lines"]} == {"pass"}
+        return
+    assert {line["outcome"] for line in document["lines"]} == {"error"}
+    assert all(
+        line["message"].startswith(f"the submission asks for Node 22 (.nvmrc); the grading machine runs {machine}")
+        for line in document["lines"]
+    ), [line["message"] for line in document["lines"]]
+
+
+def test_a_declared_native_addon_is_an_error_not_a_fail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """better-sqlite3, whose install script builds its addon: the kit runs no dependency's install script."""
+    root = shutil.copytree(SETUPS / "native-addon", tmp_path / "native-addon")
+    document = _check("replay", root, capsys)
+    assert {line["outcome"] for line in document["lines"]} == {"error"}
+    assert all(
+        line["message"].startswith("`better-sqlite3` (declared in package.json) is a native addon")
+        for line in document["lines"]
+    ), [line["message"] for line in document["lines"]]
 
 
 def test_a_tool_of_the_table_that_run_sh_names_is_on_the_runs_path(

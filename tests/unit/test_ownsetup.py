@@ -208,3 +208,70 @@ def test_a_prepare_script_that_builds_is_run_when_its_output_is_missing(tmp_path
     package["scripts"]["prepare"] = "husky"
     write_tree(tmp_path, {"package.json": json.dumps(package)})
     assert steps_of(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("npm run build -w @me/tape", ("npm", "run", "build", "-w", "@me/tape")),
+        ("npm run build --workspace=@me/tape", ("npm", "run", "build", "--workspace=@me/tape")),
+        ("npm run build --workspaces --if-present", ("npm", "run", "build", "--workspaces", "--if-present")),
+        ("pnpm --filter @me/tape build", ("pnpm", "--filter", "@me/tape", "build")),
+        ("pnpm -r run build", ("pnpm", "-r", "run", "build")),
+        ("yarn workspace @me/tape build", ("yarn", "workspace", "@me/tape", "build")),
+        ("npm run test -w @me/tape", None),
+        ("npm run build -w @me/nothing", None),
+    ],
+)
+def test_a_script_of_the_submissions_own_workspace_member_is_a_step(
+    tmp_path: Path, command: str, argv: tuple[str, ...] | None
+) -> None:
+    write_tree(tmp_path, {
+        "package.json": json.dumps({"private": True, "workspaces": ["packages/*"]}),
+        "packages/tape/package.json": json.dumps({"name": "@me/tape", "scripts": {"build": "tsc", "test": "vitest"}}),
+        "README.md": f"## Setup\n\n```\nnpm ci\n{command}\n```\n",
+    })  # fmt: skip
+    assert [step for step, _why in steps_of(tmp_path)] == ([argv] if argv else [])
+
+
+def test_npm_runs_a_scripts_pre_and_post_scripts_with_it_so_the_kit_names_them(tmp_path: Path) -> None:
+    """The kit's steps run with lifecycle scripts off, which npm takes to cover `prebuild` and `postbuild`."""
+    package = {"scripts": {"prebuild": "rm -rf dist", "build": "tsc", "postbuild": "cp src/prompt.txt dist/"}}
+    write_tree(tmp_path, {"package.json": json.dumps(package), "README.md": "## Setup\n\n`npm ci && npm run build`\n"})
+    assert [argv for argv, _why in steps_of(tmp_path)] == [
+        ("npm", "run", "prebuild"), ("npm", "run", "build"), ("npm", "run", "postbuild"),
+    ]  # fmt: skip
+
+
+def test_a_build_tool_from_node_modules_bin_and_a_bare_make_all_are_steps(tmp_path: Path) -> None:
+    write_tree(tmp_path, {
+        "package.json": json.dumps({"devDependencies": {"typescript": "5.9.3"}}),
+        "Makefile": "all: dist/main.js\n\ndist/main.js: node_modules\n\tnpx tsc\n",
+        "README.md": (
+            "## Setup\n\n```\nmake\n./node_modules/.bin/tsc -p tsconfig.build.json\n./node_modules/.bin/eslint .\n```\n"
+        ),
+    })  # fmt: skip
+    assert [argv for argv, _why in steps_of(tmp_path)] == [
+        ("make", "all"), ("./node_modules/.bin/tsc", "-p", "tsconfig.build.json"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("cp .env.example .env", ("cp", ".env.example", ".env")),
+        ("cp -n config.sample.toml config.toml", ("cp", "config.sample.toml", "config.toml")),
+        ("cp .env.example ../.env", None),  # outside the submission
+        ("cp notes.txt .env", None),  # not an example
+        ("cp -r .env.example .env", None),  # not a plain copy
+        ("cp .env.example present.env", None),  # already there
+    ],
+)
+def test_an_example_file_the_readme_copies_into_place_is_a_step(
+    tmp_path: Path, command: str, argv: tuple[str, ...] | None
+) -> None:
+    write_tree(tmp_path, {
+        ".env.example": "MODEL=x\n", "config.sample.toml": "", "notes.txt": "", "present.env": "",
+        "README.md": f"## Setup\n\n```\n{command}\n```\n",
+    })  # fmt: skip
+    assert [step for step, _why in steps_of(tmp_path)] == ([argv] if argv else [])

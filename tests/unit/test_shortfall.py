@@ -429,3 +429,65 @@ def test_a_runs_pip_install_user_refused_by_the_kits_virtualenv_is_the_kits(tmp_
     said = "ERROR: Can not perform a '--user' install. User site-packages are not visible in this virtualenv.\n"
     found = why(result(1, said), environment_of(tmp_path))
     assert found is not None and found[0] is True and "`pip install --user`" in found[1]
+
+
+@pytest.mark.parametrize(
+    ("files", "unmet"),
+    [
+        ({".nvmrc": "22\n"}, ("22", ".nvmrc", "v20.20.2")),
+        ({"package.json": json.dumps({"engines": {"node": ">=22.6.0"}})},
+         (">=22.6.0", "package.json's engines.node", "v20.20.2")),
+        ({"package.json": json.dumps({"engines": {"node": "^20.10 || >=22"}})}, None),
+        ({".node-version": "v20.11.1\n", "package.json": json.dumps({"volta": {"node": "20.20.2"}})}, None),
+        ({".nvmrc": "lts/*\n"}, None),
+    ],
+    ids=["nvmrc", "engines", "range-met", "met", "alias"],
+)  # fmt: skip
+def test_a_node_the_submission_asks_for_is_checked_against_the_machines(
+    tmp_path: Path, files: dict[str, str], unmet: tuple[str, str, str] | None
+) -> None:
+    write_tree(tmp_path, files)
+    assert inventory.node_unmet(Reader(tmp_path), "v20.20.2") == unmet
+
+
+def test_a_run_that_died_of_an_older_node_than_asked_is_the_kits(tmp_path: Path) -> None:
+    write_tree(tmp_path, {".nvmrc": "22\n", "package.json": "{}"})
+    taken = inventory.take(tmp_path, node_unmet=inventory.node_unmet(Reader(tmp_path), "v20.20.2"))
+    environment = Environment(read_declaration(tmp_path), inventory=taken)
+    assert why(result(9, "node: bad option: --experimental-strip-types\n"), environment) == (
+        True,
+        "the submission asks for Node 22 (.nvmrc); the grading machine runs v20.20.2:"
+        " node: bad option: --experimental-strip-types",
+    )
+    grouped = "TypeError: Object.groupBy is not a function\n    at main (<submission>/src/main.js:3:20)\n"
+    assert why(result(1, grouped), environment) is not None
+    own = "TypeError: parse is not a function\n"
+    assert why(result(1, own), environment) is None, "its own code's mistake: judged as it is"
+
+
+def test_a_declared_native_addon_never_built_is_the_kits(tmp_path: Path) -> None:
+    write_tree(tmp_path, {"package.json": json.dumps({"dependencies": {"better-sqlite3": "^12"}})})
+    said = (
+        "Error: Could not locate the bindings file. Tried:\n"
+        " → <node-env>/node/node_modules/better-sqlite3/build/better_sqlite3.node\n"
+        " → <node-env>/node/node_modules/better-sqlite3/build/Release/better_sqlite3.node\n"
+        "    at bindings (<node-env>/node/node_modules/bindings/bindings.js:126:9)\n"
+    )
+    found = why(result(1, said), environment_of(tmp_path))
+    assert found is not None and found[0] is True
+    assert found[1].startswith(
+        "`better-sqlite3` (declared in package.json) is a native addon its install script builds"
+    )
+
+
+def test_a_workspace_packages_built_file_is_made_by_its_build(tmp_path: Path) -> None:
+    write_tree(tmp_path, {
+        "package.json": json.dumps({"workspaces": ["packages/*"]}),
+        "packages/tape/package.json": json.dumps({"name": "@me/tape", "scripts": {"build": "tsc"}}),
+    })  # fmt: skip
+    said = "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '<submission>/node_modules/@me/tape/dist/index.js'\n"
+    assert why(result(1, said), environment_of(tmp_path)) == (
+        True,
+        "`packages/tape/dist/index.js` is made by the build of the submission's own package `@me/tape`, which the"
+        " kit's setup did not run",
+    )

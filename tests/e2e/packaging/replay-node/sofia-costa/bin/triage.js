@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+'use strict';
+
+const { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
+const { LABELS, parseAnswer } = require('#lib/parse');
+const { readTape, writeTape } = require('#lib/tape');
+
+const SYSTEM_PROMPT = `You are a support triage assistant.
+Classify the ticket with exactly one of these labels: ${LABELS.join(', ')}.
+Respond with only a JSON object: {"label": "...", "justification": "..."} where the justification is one sentence.`;
+
+function chatBody(ticket, model) {
+  return {
+    model,
+    temperature: 0,
+    messages: [
+      { role: 'system', content: SYSTEM_PROMPT },
+      { role: 'user', content: ticket.body },
+    ],
+  };
+}
+
+function writeLog(entry) {
+  mkdirSync('out', { recursive: true });
+  appendFileSync('out/run.log', `${new Date().toISOString()} ${JSON.stringify(entry)}\n`);
+}
+
+function writeAnswers(rows) {
+  mkdirSync('out', { recursive: true });
+  writeFileSync('out/.answers.json.partial', JSON.stringify(rows, null, 2) + '\n');
+  renameSync('out/.answers.json.partial', 'out/answers.json');
+}
+
+async function record(tickets) {
+  const { createClient } = require('#lib/llm');
+  const client = createClient({ log: writeLog });
+  const rows = [];
+  for (const ticket of tickets) {
+    const body = chatBody(ticket, client.model);
+    const { response, value } = await client.complete(ticket.id, body, (json) =>
+      parseAnswer(json.choices?.[0]?.message?.content),
+    );
+    writeTape(ticket.id, body, response);
+    rows.push({ id: ticket.id, ...value });
+  }
+  writeAnswers(rows);
+  writeLog({ mode: 'record', calls: client.calls(), tickets: rows.length });
+  console.log(`record: ${rows.length} tickets, ${client.calls()} model calls -> cassettes/, out/answers.json`);
+}
+
+function replay(tickets) {
+  // The model id never reaches the cassette key, so any value works here.
+  const rows = tickets.map((ticket) => {
+    const body = readTape(ticket.id, chatBody(ticket, process.env.MODEL || 'gpt-4o-mini'));
+    return { id: ticket.id, ...parseAnswer(body.choices?.[0]?.message?.content) };
+  });
+  writeAnswers(rows);
+  console.log(`replay: ${rows.length} tickets from cassettes/ -> out/answers.json`);
+}
+
+async function main() {
+  const mode = process.argv[2];
+  const tickets = JSON.parse(readFileSync('tickets.json', 'utf8'));
+  try {
+    if (mode === 'record') await record(tickets);
+    else if (mode === 'replay') replay(tickets);
+    else {
+      console.error('usage: ./run.sh record|replay');
+      process.exitCode = 64;
+    }
+  } catch (err) {
+    const expected = ['MissingTape', 'GaveUp', 'BadReply'].includes(err?.name);
+    console.error(`${mode}: ${expected ? err.message : err?.stack ?? err}`);
+    process.exitCode = 1;
+  }
+}
+
+main();
