@@ -604,7 +604,7 @@ def _setup_key(setup: pysetup.PythonSetup, python_version: str, settings: Instal
     its files, the interpreter, the index."""
     return {
         "tool": [setup.tool, setup.version], "files": setup.digest, "python": python_version,
-        "index": settings.index_url or "", "commands": [list(command) for command in setup.row.commands],
+        "index": settings.index_url or "", "commands": setup.commands(settings),
     }  # fmt: skip
 
 

@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import importlib.metadata
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ class PythonSetup:
     digest: str  # of the files the tool reads to make the environment: the cache key
     scripts: tuple[str, ...] = ()  # uv-script: the scripts with inline metadata
     requires: str = ""  # the tool version the project asks for (`requires-poetry`, uv's `required-version`)
+    picked: str = ""  # {pick} in the row's commands: what runs the code chose (a Hatch environment's name)
 
     @property
     def row(self) -> SetupRow:
@@ -56,7 +58,7 @@ class PythonSetup:
 
     def commands(self, settings: InstallSettings | None = None) -> list[list[str]]:
         """The setup commands (a command naming `{script}` once per script with inline metadata)."""
-        values = _places() | ({"python": settings.python} if settings else {})
+        values = _places() | ({"python": settings.python} if settings else {}) | {"pick": self.picked}
         found = []
         for argv in self.row.commands:
             if any("{script}" in word for word in argv):
@@ -110,8 +112,17 @@ def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup |
         if row.id == "uv-script":
             return _script_setup(reader, row, why)
         setup = PythonSetup(row.id, tools.TOOLS[row.tool].version, why, _digest(reader, row))
-        return dataclasses.replace(setup, requires=toolpin.asked(row.pinned_by, pyproject))
+        return dataclasses.replace(setup, requires=toolpin.asked(row.pinned_by, pyproject), picked=_pick(reader, row))
     return None
+
+
+def _pick(reader: Reader, row: SetupRow) -> str:
+    """What the row's {pick} stands for: the first of its patterns that what runs the code matches."""
+    for pattern in row.picks:
+        for _name, text in evidence.texts(reader, runs=True):
+            if (match := re.search(pattern, text)) is not None and match["value"]:
+                return match["value"]
+    return row.pick_default
 
 
 def _digest(reader: Reader, row: SetupRow) -> str:

@@ -32,7 +32,7 @@ def test_hatch_sets_up_a_project_whose_files_name_it(tmp_path: Path, files: dict
     doc = tomllib.loads((tmp_path / "pyproject.toml").read_text())
     setup = detect(Reader(tmp_path), doc)
     assert setup is not None and setup.tool == "hatch" and why in setup.why
-    assert setup.commands() == [["hatch", "env", "create"]]
+    assert setup.commands() == [["hatch", "env", "create", "default"]]
 
 
 @pytest.mark.parametrize(
@@ -82,6 +82,23 @@ def test_a_script_with_inline_metadata_is_set_up_by_uv(tmp_path: Path) -> None:
     write_tree(tmp_path, {"triage.py": block.replace("httpx", "httpx>=0.28")})
     changed = detect(Reader(tmp_path), None)
     assert same is not None and changed is not None and same.digest == setup.digest != changed.digest
+
+
+@pytest.mark.parametrize(
+    ("run_sh", "env"),
+    [
+        ('exec hatch run "app:$1"', "app"),
+        ("exec hatch -e cli run python triage.py", "cli"),
+        ("exec hatch --env=cli run replay", "cli"),
+        ("exec hatch run replay", "default"),
+    ],
+)
+def test_hatch_makes_the_environment_run_sh_runs(tmp_path: Path, run_sh: str, env: str) -> None:
+    """`hatch run app:replay`: a reviewer makes `app` (the default environment may install a project that does not
+    build, `skip-install` in `app` says it need not)."""
+    write_tree(tmp_path, {"run.sh": f"#!/bin/sh\n{run_sh}\n", "hatch.toml": ""})
+    setup = detect(Reader(tmp_path), None)
+    assert setup is not None and setup.commands() == [["hatch", "env", "create", env]]
 
 
 def test_hatch_wins_over_a_script_and_a_plain_script_is_nothing(tmp_path: Path) -> None:
