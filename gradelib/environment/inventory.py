@@ -53,9 +53,15 @@ WORD_NAME = re.compile(r"[\w.-]+")
 ASSIGNMENT = re.compile(
     r"^[ \t]*(?:export[ \t]+)?(?P<name>[A-Za-z_]\w*)[ \t]*(?::{1,2}=|\?=|=)[ \t]*(?P<value>[^\s#;&|]+)[ \t]*$", re.M
 )
+DOCKERFILES = ("Dockerfile", "Containerfile")
+PIP_INSTALL = re.compile(r"(?:\bpip3?|-m\s+pip|\buv\s+pip)\s+install\s+(?P<rest>[^\n]*)")
+PIP_VALUE_OPTIONS = frozenset({"-r", "--requirement", "-c", "--constraint", "-i", "--index-url", "--extra-index-url",
+                               "-f", "--find-links", "--target", "-t", "--prefix", "--root", "--python"})  # fmt: skip
+REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 USES_VENV = re.compile(r"(?:^|(?<=[\s\"'=(]))(?:\./)?(?P<name>[\w.-]+)/bin/(?:activate|python[\d.]*|pip[\d.]*)\b", re.M)
 REFERENCE = re.compile(r"\$\((?P<a>\w+)\)|\$\{(?P<b>\w+)\}|\$(?P<c>[A-Za-z_]\w*)")
-INSTALL_SCRIPTS = ("prepare", "postinstall", "install", "preinstall", "prepack")  # run by `npm ci` on the root
+# run by `npm ci` on the root, or by `npm test` / `npm start` before the script itself
+INSTALL_SCRIPTS = ("prepare", "postinstall", "install", "preinstall", "prepack", "pretest", "prestart")
 BUILDS = re.compile(r"\b(build|compile|tsc|tsup|esbuild|rollup|webpack|swc|babel|ncc|bundle)\b")
 MAX_WORD_BYTES = 2 * 1024 * 1024
 # The files whose words name the commands a submission runs: scripts, task files, configs, READMEs.
@@ -124,7 +130,7 @@ def take(
     declared_python: dict[str, str] = {}
     declared_node: dict[str, str] = {}
     own_packages = node_members(reader)
-    for name, where in [*python, *_python_locks(reader)]:
+    for name, where in [*python, *_python_locks(reader), *dockerfile_installs(reader)]:
         declared_python.setdefault(normal_name(name), where)
     members = [(name, f"{folder}/package.json") for folder in own_packages.values()
                for name in _package_json_names(reader, f"{folder}/package.json")]  # fmt: skip
@@ -183,6 +189,28 @@ def python_unmet(reader: Reader, version: str) -> tuple[str, str, str] | None:
         except InvalidSpecifier:
             continue
     return None
+
+
+def dockerfile_installs(reader: Reader) -> list[tuple[str, str]]:
+    """(distribution, file) for what a Dockerfile's `RUN pip install NAME ...` installs: declared by the
+    candidate, though the kit builds no image (a run that misses one is the kit's shortfall, not a `fail`)."""
+    found: list[tuple[str, str]] = []
+    for name in DOCKERFILES:
+        text = (reader.text(name) or "").replace("\\\n", " ")
+        for match in PIP_INSTALL.finditer(text):
+            words = re.split(r"\s+", re.split(r"&&|;|\|", match["rest"])[0].strip())
+            skip = False
+            for word in words:
+                if skip or not word:
+                    skip = False
+                    continue
+                if word in PIP_VALUE_OPTIONS:
+                    skip = True
+                elif not word.startswith(("-", ".", "/", "$")) and (
+                    requirement := REQUIREMENT_NAME.match(word.strip("'\""))
+                ):
+                    found.append((requirement[0], name))
+    return found
 
 
 def node_unmet(reader: Reader, version: str) -> tuple[str, str, str] | None:
@@ -426,8 +454,8 @@ def _words(reader: Reader) -> frozenset[str]:
 
 
 def build_script(reader: Reader) -> str | None:
-    """The name of the package.json script that builds the code: `build`, else a script npm runs on install
-    (`prepare`, `postinstall`) whose command builds (`"prepare": "tsc -p ."`)."""
+    """The name of the package.json script that builds the code: `build`, else a script npm runs on install or
+    before the tests (`prepare`, `postinstall`, `pretest`) whose command builds (`"pretest": "tsc"`)."""
     scripts = _json(reader, "package.json").get("scripts")
     if not isinstance(scripts, dict):
         return None

@@ -135,7 +135,14 @@ def _unbuilt(reader: Reader) -> Step | None:
     script = build_script(reader)
     if script is None:
         return None
-    said = "package.json's build script" if script == BUILD else f"package.json's `{script}` script (`npm ci` runs it)"
+    runs = (
+        "`npm test` runs it first"
+        if script == "pretest"
+        else "`npm start` runs it first"
+        if script == "prestart"
+        else "`npm ci` runs it"
+    )
+    said = "package.json's build script" if script == BUILD else f"package.json's `{script}` script ({runs})"
     for name, text in _naming_texts(reader):
         for folder in BUILT:
             if re.search(rf"(^|[\s\"'(/.]){folder}/", text) and not reader.exists(folder):

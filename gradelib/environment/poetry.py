@@ -3,9 +3,10 @@ reads `poetry.lock` when it sets the project up).
 
 Poetry's own constraint language becomes PEP 440 (`^1.2.3` is `>=1.2.3,<2.0.0`, `~1.2` is
 `>=1.2,<1.3`, a bare `1.2.3` is `==1.2.3`); `python` is a constraint on the interpreter, not a
-package. Optional dependencies (extras) and optional groups are not installed, as `poetry
-install` does not install them; git, path and URL dependencies and packages from an index the
-file names are refused like any other declaration.
+package. Optional dependencies (extras) and optional groups are installed too, since the kit runs
+`poetry install --all-groups --all-extras` (what a README's `--with cli` or `-E cli` asks for); git,
+path and URL dependencies and packages from an index the file names are refused like any other
+declaration.
 """
 
 from __future__ import annotations
@@ -91,7 +92,8 @@ def python_marker(text: str) -> str | None:
 
 
 def dependencies(reader: Reader, doc: Mapping[str, Any], data: bytes, *, has_project: bool) -> list[Declared]:
-    """Every package `poetry install` would install: main dependencies and non-optional groups."""
+    """Every package the kit's `poetry install --all-groups --all-extras` installs: the main dependencies, every
+    group and every extra (a README's `--with cli` or `-E cli` asks for them)."""
     poetry = doc.get("tool", {}).get("poetry") if isinstance(doc.get("tool"), dict) else None
     if not isinstance(poetry, dict):
         return []
@@ -124,9 +126,10 @@ def _groups(reader: Reader, poetry: Mapping[str, Any], *, has_project: bool) -> 
     for group, table in groups.items() if isinstance(groups, dict) else ():
         if not isinstance(table, dict) or not isinstance(table.get("dependencies"), dict):
             continue
-        if table.get("optional") is True:
-            reader.notes.append(f"{PYPROJECT}: Poetry group {group!r} is optional: not installed (as poetry install)")
-            continue
+        if table.get("optional") is True:  # a README's `poetry install --with cli`: the kit installs every group
+            reader.notes.append(
+                f"{PYPROJECT}: Poetry group {group!r} is optional: installed (poetry install --all-groups)"
+            )
         yield str(group), table["dependencies"]
 
 
@@ -147,9 +150,8 @@ def _dependency(reader: Reader, data: bytes, name: str, value: object, allowed: 
     if source and source not in allowed:
         reader.refuse(PYPROJECT, line, text, f"from the index {source!r} the file names, not the configured one")
         return None
-    if table.get("optional") is True:
-        reader.notes.append(f"{where}: {name} is optional (an extra): not installed, as poetry install does")
-        return None
+    if table.get("optional") is True:  # a README's `poetry install -E cli`: the kit installs every extra
+        reader.notes.append(f"{where}: {name} is optional (an extra): installed (poetry install --all-extras)")
     specifier = constraint(str(table.get("version", "*")))
     if specifier is None:
         reader.notes.append(f"{where}: {name} {table.get('version')!r} has no PEP 440 form: any version")

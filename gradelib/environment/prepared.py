@@ -334,20 +334,31 @@ def _offline(exc: Exception, wanted: Sequence[Declared]) -> str:
 
 
 def python_shims(settings: InstallSettings) -> Path:
-    """A folder whose `bin/python` is the clean system interpreter (where Debian has only python3).
+    """A folder whose `bin/python` and `bin/python3` are the clean interpreter: the system's standard library
+    and nothing else. It is a virtualenv without packages (its `pyvenv.cfg`), so what the grading machine's
+    distribution installed beside its Python (Debian's `dist-packages`: PyYAML, requests ...) is not there
+    for a submission that declares nothing, as it is not on a reviewer's fresh machine.
 
     It lives in the cache, at the same path for every grading, so nothing a run sees varies.
     """
     folder = settings.cache_dir / SHIMS
-    link = folder / SHIM_BIN / "python"
-    if not link.is_symlink():
-        link.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
-        partial = link.with_name(f".python-{os.getpid()}")
-        partial.unlink(missing_ok=True)
-        partial.symlink_to(settings.python)
-        partial.rename(link)
-        cache.readable(folder)
+    config = f"home = {Path(settings.python).parent}\ninclude-system-site-packages = false\n"
+    _place(folder / "pyvenv.cfg", lambda partial: partial.write_text(config), config)
+    for name in ("python", "python3"):
+        _place(folder / SHIM_BIN / name, lambda partial: partial.symlink_to(settings.python), None)
+    cache.readable(folder)
     return folder
+
+
+def _place(path: Path, write: Callable[[Path], object], text: str | None) -> None:
+    """`path` as `write` makes it, atomically, unless it is already there (as `text` says, for a file)."""
+    if path.is_symlink() or (text is not None and path.is_file() and path.read_text() == text):
+        return
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o755)
+    partial = path.with_name(f".{path.name}-{os.getpid()}")
+    partial.unlink(missing_ok=True)
+    write(partial)
+    partial.rename(path)
 
 
 def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:

@@ -65,7 +65,7 @@ class PythonSetup:
                 found += [[word.replace("{script}", script) for word in argv] for script in self.scripts]
             else:
                 found.append([tooltable.expand(word, values) for word in argv])
-        return found
+        return [list(argv) for argv in dict.fromkeys(tuple(argv) for argv in found)]  # a {pick} may repeat one
 
     def checks(self) -> list[list[str]]:
         """The tool's own consistency check, run offline once the setup is done."""
@@ -118,10 +118,10 @@ def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup |
 
 def _pick(reader: Reader, row: SetupRow) -> str:
     """What the row's {pick} stands for: the first of its patterns that what runs the code matches."""
-    for pattern in row.picks:
+    for pattern, value in row.picks:
         for _name, text in evidence.texts(reader, runs=True):
-            if (match := re.search(pattern, text)) is not None and match["value"]:
-                return match["value"]
+            if (match := re.search(pattern, text)) is not None and (value or match["value"]):
+                return value or match["value"]
     return row.pick_default
 
 

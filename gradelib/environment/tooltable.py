@@ -70,9 +70,10 @@ class SetupRow:
     stable: bool = False
     phase: str = ""  # "own": run with the submission's own setup step, in its copy (deno)
     scripts: tuple[str, ...] = ()  # how runs start package.json's scripts when `npm run` cannot
-    # {pick} in its commands: the `value` group of the first of these patterns what runs the code matches
-    # (the Hatch environment run.sh runs, `hatch run app:start`), else `pick_default`
-    picks: tuple[str, ...] = ()
+    # {pick} in its commands: (pattern, value) for the first pattern what runs the code matches, the value
+    # or else the pattern's `value` group (the Hatch environment run.sh runs, `hatch run app:start`); else
+    # `pick_default`
+    picks: tuple[tuple[str, str], ...] = ()
     pick_default: str = ""
 
 
@@ -143,7 +144,11 @@ def _row(doc: Mapping[str, Any], tools: Mapping[str, Tool]) -> SetupRow:
         direct=dict(doc["direct"]) if "direct" in doc else None, project=bool(doc.get("project", False)),
         linker=str(doc.get("linker", "")), also=tuple(doc.get("also", [])), stable=bool(doc.get("stable", False)),
         phase=str(doc.get("phase", "")), scripts=tuple(doc.get("scripts", [])),
-        picks=tuple(doc.get("picks", [])), pick_default=str(doc.get("pick_default", "")),
+        picks=tuple(
+            (str(pick["pattern"]), str(pick.get("value", ""))) if isinstance(pick, dict) else (str(pick), "")
+            for pick in doc.get("picks", [])
+        ),
+        pick_default=str(doc.get("pick_default", "")),
     )  # fmt: skip
 
 

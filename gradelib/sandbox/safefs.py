@@ -26,7 +26,8 @@ class CopyStats:
 
 
 def copy_tree(src: Path, dst: Path, *, reverse_order: bool = False, include_git: bool = False) -> CopyStats:
-    """Copy a submission folder: files and folders, links as links (never followed).
+    """Copy a submission folder: files and folders, links as links (never followed), each file with its own
+    modification time.
 
     Devices, FIFOs and sockets are skipped; `.git` is left out (the candidate's
     code has no business with it) unless `include_git`. `reverse_order` creates entries in reverse
@@ -58,6 +59,9 @@ def copy_tree(src: Path, dst: Path, *, reverse_order: bool = False, include_git:
                     raise SubmissionError(str(src), "too many files or bytes to copy safely")
                 shutil.copyfile(entry.path, target, follow_symlinks=False)
                 os.chmod(target, stat.S_IMODE(mode) & 0o777)
+                # its own time, as a checkout has it: `make` compares it with what the setup made after it
+                info = entry.stat(follow_symlinks=False)
+                os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns), follow_symlinks=False)
             else:
                 skipped.append(rel)
     return CopyStats(files=files, bytes=total, symlinks=links, skipped=tuple(skipped))

@@ -275,3 +275,15 @@ def test_an_example_file_the_readme_copies_into_place_is_a_step(
         "README.md": f"## Setup\n\n```\n{command}\n```\n",
     })  # fmt: skip
     assert [step for step, _why in steps_of(tmp_path)] == ([argv] if argv else [])
+
+
+def test_a_pretest_script_that_builds_what_the_client_imports_is_the_step(tmp_path: Path) -> None:
+    """`"pretest": "tsc"`: a reviewer's `npm test` builds dist/ first; the client re-exports from it."""
+    package = {"scripts": {"pretest": "tsc", "test": "node --test"}}
+    write_tree(tmp_path, {"package.json": json.dumps(package), "checkout.mjs": 'export * from "./dist/checkout.js";\n'})
+    assert steps_of(tmp_path) == [
+        (
+            ("npm", "run", "pretest"),
+            "package.json's `pretest` script (`npm test` runs it first) makes dist/, which checkout.mjs runs",
+        )
+    ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tomllib
 from pathlib import Path
 
@@ -113,7 +114,7 @@ def test_hatch_wins_over_a_script_and_a_plain_script_is_nothing(tmp_path: Path) 
     ("lock", "kind", "command"),
     [
         ("uv.lock", "uv-project", ["uv", "sync", "--frozen", "--all-packages", "--all-groups"]),
-        ("poetry.lock", "poetry", ["poetry", "install", "--no-interaction"]),
+        ("poetry.lock", "poetry", ["poetry", "install", "--no-interaction", "--all-groups", "--all-extras"]),
         ("pdm.lock", "pdm", ["pdm", "sync"]),
     ],
 )
@@ -124,3 +125,24 @@ def test_a_lockfile_names_the_tool_that_sets_the_project_up(
     setup = detect(Reader(tmp_path), tomllib.loads(PROJECT))
     assert setup is not None and setup.kind == kind and setup.commands() == [command]
     assert setup.why == f"the submission has a {lock}"
+
+
+@pytest.mark.parametrize(
+    ("test_script", "commands"),
+    [
+        ("tox -e py", [["ALL"], ["py"]]),
+        ("tox run -q -e lint,py311", [["ALL"], ["lint,py311"]]),
+        ('tox -e "$1"', [["ALL"]]),
+    ],
+)
+def test_tox_makes_every_listed_environment_and_the_one_the_runs_name(
+    tmp_path: Path, test_script: str, commands: list[list[str]]
+) -> None:
+    """`tox -e py` names an environment env_list may lack: a reviewer's `tox -e py` makes it."""
+    write_tree(
+        tmp_path,
+        {"tox.ini": "[tox]\nenv_list = py311\n", "package.json": json.dumps({"scripts": {"test": test_script}})},
+    )
+    setup = detect(Reader(tmp_path), None)
+    assert setup is not None and setup.tool == "tox"
+    assert [argv[argv.index("-e") + 1 : argv.index("-e") + 2] for argv in setup.commands()] == commands

@@ -433,3 +433,14 @@ def test_remove_file_never_goes_through_a_linked_folder(tmp_path: Path) -> None:
     assert not safefs.remove_file(root, "folder.json"), "a folder is not a file"
     with pytest.raises(UnsafeFile):
         safefs.remove_file(root, "../reviewer/answers.json")
+
+
+def test_a_copy_keeps_each_files_own_modification_time(tmp_path: Path) -> None:
+    """`make` compares a checkout's files with what the setup made after them: a copy made now must not make
+    `requirements.txt` look newer than `.venv/.installed`."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "requirements.txt").write_text("six\n")
+    os.utime(source / "requirements.txt", ns=(1_600_000_000_000_000_000, 1_600_000_000_000_000_000))
+    safefs.copy_tree(source, tmp_path / "copy")
+    assert (tmp_path / "copy" / "requirements.txt").stat().st_mtime_ns == 1_600_000_000_000_000_000

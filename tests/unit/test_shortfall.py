@@ -491,3 +491,18 @@ def test_a_workspace_packages_built_file_is_made_by_its_build(tmp_path: Path) ->
         "`packages/tape/dist/index.js` is made by the build of the submission's own package `@me/tape`, which the"
         " kit's setup did not run",
     )
+
+
+def test_a_dockerfiles_pip_installs_are_declared(tmp_path: Path) -> None:
+    dockerfile = (
+        'FROM python:3.12-slim\nRUN pip install --no-cache-dir "PyYAML==6.0.3" requests[socks] \\\n'
+        "    -r requirements.txt && rm -rf /root/.cache\nRUN python -m pip install -i https://x/simple tenacity\n"
+    )
+    write_tree(tmp_path, {"Dockerfile": dockerfile})
+    assert inventory.dockerfile_installs(Reader(tmp_path)) == [
+        ("PyYAML", "Dockerfile"), ("requests", "Dockerfile"), ("tenacity", "Dockerfile"),
+    ]  # fmt: skip
+    assert why(result(1, NO_REQUESTS), environment_of(tmp_path)) == (
+        True,
+        "the kit's setup left out requests (declared in Dockerfile): No module named 'requests'",
+    )
