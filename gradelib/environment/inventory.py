@@ -21,8 +21,6 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-
 from gradelib.environment import evidence
 from gradelib.environment.declarationrecords import Reader, normal_name
 from gradelib.environment.evidence import READMES
@@ -182,6 +180,11 @@ def _poetry_spec(wanted: str) -> str | None:
 
 def python_unmet(reader: Reader, version: str) -> tuple[str, str, str] | None:
     """(specifier, where, `version`) for the first Python the submission asks for that `version` does not meet."""
+    from packaging.specifiers import (
+        InvalidSpecifier,
+        SpecifierSet,
+    )  # the kit's dependency; the core imports stdlib only
+
     for spec, where in python_asked(reader):
         try:
             if not SpecifierSet(spec).contains(version, prereleases=True):

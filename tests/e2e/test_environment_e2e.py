@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
 import shutil
 import socket
 import threading
@@ -153,13 +154,20 @@ def test_a_run_sh_that_pip_installs_first_finds_everything_installed_offline(
 def test_without_a_declaration_python_is_the_clean_system_interpreter(
     tmp_path: Path, settings: InstallSettings
 ) -> None:
+    show = "import sys; print(sys.base_prefix); print([p for p in sys.path if p.endswith(('-packages', '-packages/'))])"
     root = write_tree(
-        tmp_path / "sub", {"run.sh": "python -c 'import sys; print(sys.prefix)'; python -c 'import papermill'\n"}
+        tmp_path / "sub",
+        {"run.sh": f'python -c "{show}"; python3 -c "{show}"; python -c "import papermill"\n'},
     )
     env = prepare(root, settings)
     assert env.declaration.empty and env.python is None
     code, output = _run(env, root, ["bash", "run.sh"])
-    assert output.splitlines()[0] == "/usr"  # not the kit's own virtualenv
+    lines = output.splitlines()
+    machine = str(Path(os.path.realpath(settings.python)).parent.parent)
+    for base, packages in (lines[0:2], lines[2:4]):
+        assert base == machine  # the grading machine's interpreter, not the kit's own virtualenv
+        # only the clean virtualenv's own (empty) site-packages: never the distribution's dist-packages
+        assert "dist-packages" not in packages and ".venv" not in packages, packages
     assert "No module named 'papermill'" in output  # the kit's own packages are not there
     assert code != 0
 

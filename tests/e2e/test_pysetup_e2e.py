@@ -34,7 +34,7 @@ def test_a_hatch_project_is_set_up_by_hatch_and_hatch_run_works_offline_in_every
     assert env.error is None
     [installed] = env.evidence()["installed"]
     setup = installed["setup"]
-    assert (setup["tool"], setup["version"], setup["command"]) == ("hatch", "1.18.2", "hatch env create")
+    assert (setup["tool"], setup["version"], setup["command"]) == ("hatch", "1.18.2", "hatch env create default")
     assert setup["why"] == "run.sh runs `hatch run`"
     assert setup["network"]["refused"] == [] and set(setup["network"]["reached"]) <= {
         "pypi.org:443", "files.pythonhosted.org:443",
