@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
@@ -380,7 +381,9 @@ def prepare(root: Path, settings: InstallSettings | None = None) -> Environment:
     table_steps, table_env = ownsetup.table_steps(reader, registry)
     steps = [*table_steps, *ownsetup.steps(reader)]
     named, named_why = _named(reader, (python, node), steps, settings)
-    taken = _inventory(Path(root), declaration, python, node, settings)
+    taken = _inventory(
+        Path(root), declaration, python, node, _unmet(Path(root), settings, python_version, node_version)
+    )
     errors += _not_whole(taken, python)
     made = Environment(
         declaration, python, node, tuple(errors), python_version, node_version, python_shims(settings),
@@ -504,7 +507,11 @@ def _own(
 
 
 def _inventory(
-    root: Path, declaration: Declaration, python: Installed | None, node: Installed | None, settings: InstallSettings
+    root: Path,
+    declaration: Declaration,
+    python: Installed | None,
+    node: Installed | None,
+    unmet: tuple[tuple[str, str, str] | None, tuple[str, str, str] | None],
 ) -> Inventory:
     """What the submission declares (its files, and its project's metadata as its backend built it) against
     what the setup installed, and a Python it asks for that the grading machine's does not meet."""
@@ -534,32 +541,24 @@ def _inventory(
         root, python=declared, node=node_declared, direct_python=direct, direct_node=node_direct,
         installed_python=[name for name, _version, _dev in python.packages] if python else (),
         installed_node=[name for name, _version, _dev in node.packages] if node else (),
-        venv=python.venv if python else None, python_unmet=_python_unmet(root, settings),
-        node_unmet=_node_unmet(root),
+        venv=python.venv if python else None, python_unmet=unmet[0], node_unmet=unmet[1],
     )  # fmt: skip
 
 
-def _node_unmet(root: Path) -> tuple[str, str, str] | None:
-    """The Node the submission asks for that the grading machine's does not meet, if any."""
+def _unmet(
+    root: Path, settings: InstallSettings, python_version: str | None, node_version: str | None
+) -> tuple[tuple[str, str, str] | None, tuple[str, str, str] | None]:
+    """The Python and the Node the submission asks for that the grading machine's do not meet, if any: each
+    version as the setup read it, else read here, and only when the submission asks for one."""
     reader = Reader(root)
-    if not inventory.node_asked(reader):
-        return None
-    try:
-        version = npm.node_version()
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return inventory.node_unmet(reader, version) if version else None
-
-
-def _python_unmet(root: Path, settings: InstallSettings) -> tuple[str, str, str] | None:
-    """The Python the submission asks for that the grading machine's interpreter does not meet, if any."""
-    reader = Reader(root)
-    if not inventory.python_asked(reader):
-        return None
-    try:
-        return inventory.python_unmet(reader, uvtool.interpreter_version(settings.python))
-    except (InstallError, OSError, subprocess.SubprocessError):
-        return None
+    python = node = None
+    with contextlib.suppress(InstallError, OSError, subprocess.SubprocessError):  # the setup says what is missing
+        if inventory.python_asked(reader):
+            python = inventory.python_unmet(reader, python_version or uvtool.interpreter_version(settings.python))
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        if inventory.node_asked(reader) and (version := node_version or npm.node_version()):
+            node = inventory.node_unmet(reader, version)
+    return python, node
 
 
 def _files_the_tool_read(root: Path, python: Installed | None) -> set[str] | None:

@@ -118,8 +118,9 @@ def detect(reader: Reader, pyproject: Mapping[str, Any] | None) -> PythonSetup |
 
 def _pick(reader: Reader, row: SetupRow) -> str:
     """What the row's {pick} stands for: the first of its patterns that what runs the code matches."""
+    texts = evidence.texts(reader, runs=True) if row.picks else []
     for pattern, value in row.picks:
-        for _name, text in evidence.texts(reader, runs=True):
+        for _name, text in texts:
             if (match := re.search(pattern, text)) is not None and (value or match["value"]):
                 return value or match["value"]
     return row.pick_default
